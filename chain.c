@@ -1,0 +1,691 @@
+/*-------------------------------------------------------------------------
+ *
+ * chain.c
+ *	  The minidb record: build, prepend, prune, validate, and the two
+ *	  walkers (the eager reference walker and the fast walker).
+ *
+ * This file knows the byte layout of a record (see chain.h) and nothing
+ * else: no buffers, no relations, no snapshots, no WAL.  It never calls
+ * ereport: damage is described in a MinidbChainError and the caller, who
+ * knows which relation and TID it was reading, raises the ERROR.  elog is
+ * used only for programming errors (an output buffer that is too small, a
+ * chain that would exceed its limits).
+ *
+ * What a valid record looks like (checked by minidb_record_validate and,
+ * identically, by the fast walker on every read):
+ *
+ *	record header
+ *	  rh_format		MINIDB_FORMAT_V1
+ *	  rh_flags		within MINIDB_REC_FLAGS_MASK
+ *	  rh_len		== the length the caller has (reclen)
+ *	  rh_nversions	1 .. MINIDB_MAX_VERSIONS, and that many minimal versions
+ *					must fit in rh_len
+ *	  rh_lockmode	<= MINIDB_LOCK_MAX; a lock mode other than NONE needs a
+ *					valid rh_locker
+ *	every version i (at MAXALIGN of the previous version's end)
+ *	  its header lies inside the record; vh_len >= the header size and the
+ *	  version ends inside the record; vh_xmin is not InvalidTransactionId;
+ *	  vh_flags within MINIDB_V_FLAGS_MASK, encoding MINIDB_V_ENC_FULL, not
+ *	  both xmin-committed and xmin-aborted, not frozen and xmin-aborted, not
+ *	  both tombstone and moved; MOVED only on version 0, which then needs a
+ *	  valid rh_successor; vh_reserved zero; vh_natts <= MINIDB_MAX_NATTS,
+ *	  and a null bitmap only when vh_natts > 0;
+ *	  vh_hoff == MAXALIGN(header + null bitmap): canonical, as amcheck
+ *	  demands of heap's t_hoff, so one content has one byte image;
+ *	  markers (tombstone, moved) carry no data: vh_natts 0, no data flags
+ *	  (HASNULL, HASVARWIDTH, HASEXTERNAL), vh_len == vh_hoff == the header
+ *	  size.
+ *	the tail: the last version ends exactly at rh_len, no trailing bytes.
+ *
+ * The fast walker performs all of these checks: they are all header fields,
+ * 16 bytes per version, so validate and the fast walker agree on exactly
+ * which records are damaged and on the error they report.  What makes the
+ * fast walker fast is what it does not do: it copies nothing and decodes no
+ * attribute.
+ *
+ * Copyright (c) 2026, minidb_am developers
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifdef MINIDB_STANDALONE
+#include "postgres_fe.h"
+#include "chain_shim.h"
+#else
+#include "postgres.h"
+#endif
+
+#include <stdarg.h>
+
+#include "access/transam.h"
+#include "chain.h"
+
+#define MINIDB_V_DATA_FLAGS \
+	(MINIDB_V_HASNULL | MINIDB_V_HASVARWIDTH | MINIDB_V_HASEXTERNAL)
+
+static bool set_error(MinidbChainError *err, int version, const char *field,
+					  const char *fmt,...) pg_attribute_printf(4, 5);
+
+
+/* ----------------------------------------------------------------
+ *		Errors
+ * ----------------------------------------------------------------
+ */
+
+/* Fill in *err (if any) and return false, so checks can "return set_error" */
+static bool
+set_error(MinidbChainError *err, int version, const char *field,
+		  const char *fmt,...)
+{
+	va_list		ap;
+
+	if (err == NULL)
+		return false;
+	err->version = version;
+	err->field = field;
+	va_start(ap, fmt);
+	vsnprintf(err->detail, sizeof(err->detail), fmt, ap);
+	va_end(ap);
+	return false;
+}
+
+static inline const MinidbVersionHeader *
+version_at(const char *rec, uint32 offset)
+{
+	return (const MinidbVersionHeader *) (rec + offset);
+}
+
+static inline uint32
+canonical_hoff(uint16 flags, uint16 natts)
+{
+	uint32		bitmaplen = (flags & MINIDB_V_HASNULL) ? MINIDB_BITMAPLEN(natts) : 0;
+
+	return MAXALIGN(MINIDB_VERSION_HDRSZ + bitmaplen);
+}
+
+
+/* ----------------------------------------------------------------
+ *		Checks shared by the validator and the fast walker
+ * ----------------------------------------------------------------
+ */
+
+/* Check the record header.  Reads nothing past reclen. */
+static bool
+check_record_header(const char *rec, uint32 reclen, MinidbChainError *err)
+{
+	const MinidbRecordHeader *hdr = (const MinidbRecordHeader *) rec;
+	uint32		n;
+
+	if (reclen < MINIDB_RECORD_HDRSZ)
+		return set_error(err, -1, "rh_len",
+						 "record length %u is shorter than the record header (%u bytes)",
+						 reclen, (uint32) MINIDB_RECORD_HDRSZ);
+	if (hdr->rh_format != MINIDB_FORMAT_CURRENT)
+		return set_error(err, -1, "rh_format",
+						 "unknown record format %u (this build reads format %u)",
+						 hdr->rh_format, MINIDB_FORMAT_CURRENT);
+	if (hdr->rh_flags & ~MINIDB_REC_FLAGS_MASK)
+		return set_error(err, -1, "rh_flags", "unknown flag bits 0x%02x",
+						 hdr->rh_flags & ~MINIDB_REC_FLAGS_MASK);
+	if (hdr->rh_len != reclen)
+		return set_error(err, -1, "rh_len",
+						 "header says %u bytes but the record is %u bytes",
+						 hdr->rh_len, reclen);
+
+	n = hdr->rh_nversions;
+	if (n == 0)
+		return set_error(err, -1, "rh_nversions",
+						 "a record holds at least one version");
+	if (n > MINIDB_MAX_VERSIONS)
+		return set_error(err, -1, "rh_nversions",
+						 "%u versions exceed the limit of %u", n,
+						 MINIDB_MAX_VERSIONS);
+	if ((uint64) MINIDB_RECORD_HDRSZ +
+		(uint64) n * MAXALIGN(MINIDB_VERSION_HDRSZ) > (uint64) reclen)
+		return set_error(err, -1, "rh_nversions",
+						 "%u versions cannot fit in a record of %u bytes",
+						 n, reclen);
+
+	if (hdr->rh_lockmode > MINIDB_LOCK_MAX)
+		return set_error(err, -1, "rh_lockmode", "unknown lock mode %u",
+						 hdr->rh_lockmode);
+	if (hdr->rh_lockmode != MINIDB_LOCK_NONE &&
+		hdr->rh_locker == InvalidTransactionId)
+		return set_error(err, -1, "rh_locker",
+						 "lock mode %u is held by an invalid locker",
+						 hdr->rh_lockmode);
+	return true;
+}
+
+/* Check vh_flags, alone and against the version's position */
+static bool
+check_version_flags(const char *rec, const MinidbVersionHeader *vh,
+					int index, MinidbChainError *err)
+{
+	uint16		flags = vh->vh_flags;
+
+	if (flags & ~MINIDB_V_FLAGS_MASK)
+		return set_error(err, index, "vh_flags", "unknown flag bits 0x%04x",
+						 flags & ~MINIDB_V_FLAGS_MASK);
+	if ((flags & MINIDB_V_ENC_MASK) != MINIDB_V_ENC_FULL)
+		return set_error(err, index, "vh_flags", "unknown data encoding %u",
+						 (flags & MINIDB_V_ENC_MASK) >> 8);
+	if ((flags & MINIDB_V_XMIN_COMMITTED) && (flags & MINIDB_V_XMIN_ABORTED))
+		return set_error(err, index, "vh_flags",
+						 "xmin is hinted both committed and aborted");
+	if ((flags & MINIDB_V_FROZEN) && (flags & MINIDB_V_XMIN_ABORTED))
+		return set_error(err, index, "vh_flags",
+						 "xmin is hinted both frozen and aborted");
+	if ((flags & MINIDB_V_TOMBSTONE) && (flags & MINIDB_V_MOVED))
+		return set_error(err, index, "vh_flags",
+						 "version is both a tombstone and a moved marker");
+	if ((flags & MINIDB_V_MOVED) && index != 0)
+		return set_error(err, index, "vh_flags",
+						 "moved marker on version %d: only the newest version may be moved",
+						 index);
+	if ((flags & MINIDB_V_MOVED) &&
+		((const MinidbRecordHeader *) rec)->rh_successor.ip_posid == 0)
+		return set_error(err, index, "rh_successor",
+						 "moved row has no valid successor TID");
+	return true;
+}
+
+/* Check the shape of a version: attributes, bitmap, data offset, markers */
+static bool
+check_version_shape(const MinidbVersionHeader *vh, int index,
+					MinidbChainError *err)
+{
+	uint32		hoff = canonical_hoff(vh->vh_flags, vh->vh_natts);
+
+	if (vh->vh_reserved != 0)
+		return set_error(err, index, "vh_reserved",
+						 "reserved byte is %u, expected 0", vh->vh_reserved);
+	if (vh->vh_flags & MINIDB_V_NODATA_MASK)
+	{
+		if (vh->vh_natts != 0)
+			return set_error(err, index, "vh_natts",
+							 "a tombstone or moved marker carries no attributes, but vh_natts is %u",
+							 vh->vh_natts);
+		if (vh->vh_flags & MINIDB_V_DATA_FLAGS)
+			return set_error(err, index, "vh_flags",
+							 "a tombstone or moved marker carries data flags 0x%04x",
+							 vh->vh_flags & MINIDB_V_DATA_FLAGS);
+	}
+	if (vh->vh_natts > MINIDB_MAX_NATTS)
+		return set_error(err, index, "vh_natts",
+						 "%u attributes exceed the limit of %u",
+						 vh->vh_natts, MINIDB_MAX_NATTS);
+	if ((vh->vh_flags & MINIDB_V_HASNULL) && vh->vh_natts == 0)
+		return set_error(err, index, "vh_flags",
+						 "null bitmap flagged on a version without attributes");
+	if (vh->vh_hoff != MAXALIGN(vh->vh_hoff))
+		return set_error(err, index, "vh_hoff",
+						 "data offset %u is not MAXALIGNed", vh->vh_hoff);
+	if (vh->vh_hoff != hoff)
+		return set_error(err, index, "vh_hoff",
+						 "data offset %u, expected %u after header and null bitmap",
+						 vh->vh_hoff, hoff);
+	if (vh->vh_hoff > vh->vh_len)
+		return set_error(err, index, "vh_hoff",
+						 "data offset %u lies past the version end %u",
+						 vh->vh_hoff, vh->vh_len);
+	if ((vh->vh_flags & MINIDB_V_NODATA_MASK) && vh->vh_len != vh->vh_hoff)
+		return set_error(err, index, "vh_len",
+						 "a tombstone or moved marker carries no data, but has %u data bytes",
+						 vh->vh_len - vh->vh_hoff);
+	return true;
+}
+
+/*
+ * Check version 'index' of a record whose header passed check_record_header,
+ * starting at 'offset'.  Bounds first, so that no field is read unless the
+ * whole version header lies inside the record.
+ */
+static inline bool
+check_version(const char *rec, uint32 reclen, int index, uint32 offset,
+			  MinidbChainError *err)
+{
+	const MinidbVersionHeader *vh;
+
+	if ((uint64) offset + MINIDB_VERSION_HDRSZ > reclen)
+		return set_error(err, index, "rh_nversions",
+						 "record ends at %u before version %d of %u begins",
+						 reclen, index,
+						 ((const MinidbRecordHeader *) rec)->rh_nversions);
+	vh = version_at(rec, offset);
+	if (vh->vh_len < MINIDB_VERSION_HDRSZ)
+		return set_error(err, index, "vh_len",
+						 "length %u is shorter than the version header (%u bytes)",
+						 vh->vh_len, (uint32) MINIDB_VERSION_HDRSZ);
+	if ((uint64) offset + vh->vh_len > reclen)
+		return set_error(err, index, "vh_len",
+						 "length %u at offset %u runs past record end %u",
+						 vh->vh_len, offset, reclen);
+	if (vh->vh_xmin == InvalidTransactionId)
+		return set_error(err, index, "vh_xmin",
+						 "creating transaction is InvalidTransactionId");
+	if (!check_version_flags(rec, vh, index, err))
+		return false;
+	return check_version_shape(vh, index, err);
+}
+
+/* The tail check: the last version ends exactly where the record ends */
+static inline bool
+check_tail(uint32 end, uint32 reclen, int last, MinidbChainError *err)
+{
+	if (end != reclen)
+		return set_error(err, last, "vh_len",
+						 "last version ends at %u but the record ends at %u (%u trailing bytes)",
+						 end, reclen, reclen - end);
+	return true;
+}
+
+
+/* ----------------------------------------------------------------
+ *		Validation
+ * ----------------------------------------------------------------
+ */
+
+/*
+ * Check every header field of the record and of each version, and that the
+ * versions tile the record exactly.  On failure *err says where and what.
+ */
+bool
+minidb_record_validate(const char *rec, uint32 reclen, MinidbChainError *err)
+{
+	uint32		end = MINIDB_RECORD_HDRSZ;
+	int			n;
+	int			i;
+
+	if (!check_record_header(rec, reclen, err))
+		return false;
+	n = minidb_record_header(rec)->rh_nversions;
+	for (i = 0; i < n; i++)
+	{
+		uint32		offset = MAXALIGN(end);
+
+		if (!check_version(rec, reclen, i, offset, err))
+			return false;
+		end = offset + version_at(rec, offset)->vh_len;
+	}
+	return check_tail(end, reclen, n - 1, err);
+}
+
+
+/* ----------------------------------------------------------------
+ *		Builders
+ * ----------------------------------------------------------------
+ */
+
+/* Bytes a version takes in a record, before alignment padding */
+uint32
+minidb_version_size(const MinidbVersionData *v)
+{
+	if (v->natts > MINIDB_MAX_NATTS)
+		elog(ERROR, "minidb version with %u attributes exceeds the limit of %u",
+			 v->natts, MINIDB_MAX_NATTS);
+	return canonical_hoff(v->flags, v->natts) + v->datalen;
+}
+
+/* Size of v, refusing what a uint16 vh_len cannot describe */
+static uint32
+checked_version_size(const MinidbVersionData *v)
+{
+	uint32		size = minidb_version_size(v);
+
+	if (v->datalen > MINIDB_MAX_VERSION_LEN || size > MINIDB_MAX_VERSION_LEN)
+		elog(ERROR, "minidb version of %u data bytes exceeds the limit of %u bytes",
+			 v->datalen, (uint32) MINIDB_MAX_VERSION_LEN);
+	return size;
+}
+
+/* Write version v at dst (MAXALIGNed); padding is zeroed.  Returns its size. */
+static uint32
+write_version(char *dst, const MinidbVersionData *v)
+{
+	MinidbVersionHeader *vh = (MinidbVersionHeader *) dst;
+	uint32		size = checked_version_size(v);
+	uint32		hoff = canonical_hoff(v->flags, v->natts);
+
+	memset(dst, 0, hoff);
+	vh->vh_xmin = v->xmin;
+	vh->vh_cid = v->cid;
+	vh->vh_flags = v->flags;
+	vh->vh_natts = v->natts;
+	vh->vh_len = (uint16) size;
+	vh->vh_hoff = (uint8) hoff;
+	vh->vh_reserved = 0;
+	if (v->flags & MINIDB_V_HASNULL)
+		memcpy(dst + MINIDB_VERSION_HDRSZ, v->bitmap,
+			   MINIDB_BITMAPLEN(v->natts));
+	if (v->datalen > 0)
+		memcpy(dst + hoff, v->data, v->datalen);
+	return size;
+}
+
+/* Build a record holding the single version v.  Returns its length. */
+uint32
+minidb_record_build(char *out, uint32 outsize, const MinidbVersionData *v)
+{
+	MinidbRecordHeader *hdr = (MinidbRecordHeader *) out;
+	uint32		len = MINIDB_RECORD_HDRSZ + checked_version_size(v);
+
+	if (outsize < len)
+		elog(ERROR, "minidb_record_build: output buffer of %u bytes, need %u",
+			 outsize, len);
+	memset(out, 0, MINIDB_RECORD_HDRSZ);
+	hdr->rh_format = MINIDB_FORMAT_CURRENT;
+	hdr->rh_flags = 0;
+	hdr->rh_nversions = 1;
+	hdr->rh_len = len;
+	hdr->rh_locker = InvalidTransactionId;
+	hdr->rh_lockmode = MINIDB_LOCK_NONE;
+	ItemPointerSetInvalid(&hdr->rh_successor);
+	write_version(out + MINIDB_RECORD_HDRSZ, v);
+	return len;
+}
+
+/* Length of rec (reclen bytes) once v is prepended */
+uint32
+minidb_record_prepend_size(uint32 reclen, const MinidbVersionData *v)
+{
+	return reclen + MAXALIGN(checked_version_size(v));
+}
+
+/*
+ * Prepend v as the new newest version of rec, writing the result to out.
+ * out may be rec itself (in place, outsize covering the grown record) or
+ * overlap it.  The record header is kept except for the count and length.
+ * rec must be a valid record; prepending onto a moved head makes it invalid,
+ * so callers remove such a marker (its move aborted) first.
+ */
+uint32
+minidb_record_prepend(char *out, uint32 outsize, const char *rec,
+					  uint32 reclen, const MinidbVersionData *v)
+{
+	MinidbRecordHeader old;
+	MinidbRecordHeader *hdr = (MinidbRecordHeader *) out;
+	uint32		newlen = minidb_record_prepend_size(reclen, v);
+	uint32		vsize;
+	uint32		slot;
+
+	Assert(reclen >= MINIDB_RECORD_HDRSZ);
+	memcpy(&old, rec, sizeof(old));
+	if (old.rh_nversions >= MINIDB_MAX_VERSIONS)
+		elog(ERROR, "minidb record already holds %u versions, the limit",
+			 old.rh_nversions);
+	if (outsize < newlen)
+		elog(ERROR, "minidb_record_prepend: output buffer of %u bytes, need %u",
+			 outsize, newlen);
+
+	vsize = checked_version_size(v);
+	slot = MAXALIGN(vsize);
+	memmove(out + MINIDB_RECORD_HDRSZ + slot, rec + MINIDB_RECORD_HDRSZ,
+			reclen - MINIDB_RECORD_HDRSZ);
+	write_version(out + MINIDB_RECORD_HDRSZ, v);
+	memset(out + MINIDB_RECORD_HDRSZ + vsize, 0, slot - vsize);
+
+	memset(out, 0, MINIDB_RECORD_HDRSZ);
+	memcpy(hdr, &old, sizeof(old));
+	hdr->rh_nversions = old.rh_nversions + 1;
+	hdr->rh_len = newlen;
+	return newlen;
+}
+
+/*
+ * Remove, in place, every version i with keep[i] false; keep has
+ * rh_nversions entries.  Returns the new length, or 0 when no version is
+ * kept (the caller removes the record; its bytes are then unspecified).
+ * rec must be valid: a damaged record here is a caller's bug.
+ */
+uint32
+minidb_record_prune(char *rec, uint32 reclen, const bool *keep)
+{
+	MinidbRecordHeader *hdr = (MinidbRecordHeader *) rec;
+	MinidbChainIter it;
+	MinidbVersionRef ref;
+	MinidbChainError err;
+	uint32		end = MINIDB_RECORD_HDRSZ;
+	int			kept = 0;
+	bool		damaged;
+
+	if (!minidb_chain_iter_init(&it, rec, reclen, &err))
+		elog(ERROR, "minidb_record_prune on a damaged record: version %d, field \"%s\": %s",
+			 err.version, err.field, err.detail);
+	while (minidb_chain_iter_next(&it, &ref, &err, &damaged))
+	{
+		uint32		len = ref.vh->vh_len;
+		uint32		dst;
+
+		if (!keep[ref.index])
+			continue;
+		/* dst <= ref.offset: moving down never overwrites unread versions */
+		dst = MAXALIGN(end);
+		memset(rec + end, 0, dst - end);
+		memmove(rec + dst, rec + ref.offset, len);
+		end = dst + len;
+		kept++;
+	}
+	if (damaged)
+		elog(ERROR, "minidb_record_prune on a damaged record: version %d, field \"%s\": %s",
+			 err.version, err.field, err.detail);
+	if (kept == 0)
+		return 0;
+	hdr->rh_nversions = kept;
+	hdr->rh_len = end;
+	return end;
+}
+
+
+/* ----------------------------------------------------------------
+ *		The reference walker: eager, obvious, slow
+ * ----------------------------------------------------------------
+ */
+
+/*
+ * Validate rec, then decode every version into a palloc'd array, copying
+ * each version's bitmap and data.  Returns the number of versions, or -1
+ * with *err filled in when the record is damaged.
+ */
+int
+minidb_chain_decode_all(const char *rec, uint32 reclen,
+						MinidbVersionData **versions, MinidbChainError *err)
+{
+	MinidbVersionData *out;
+	uint32		end = MINIDB_RECORD_HDRSZ;
+	int			n;
+	int			i;
+
+	*versions = NULL;
+	if (!minidb_record_validate(rec, reclen, err))
+		return -1;
+
+	n = minidb_record_header(rec)->rh_nversions;
+	out = palloc0(sizeof(MinidbVersionData) * n);
+	for (i = 0; i < n; i++)
+	{
+		uint32		offset = MAXALIGN(end);
+		const MinidbVersionHeader *vh = version_at(rec, offset);
+		uint32		datalen = vh->vh_len - vh->vh_hoff;
+		char	   *data;
+
+		out[i].xmin = vh->vh_xmin;
+		out[i].cid = vh->vh_cid;
+		out[i].flags = vh->vh_flags;
+		out[i].natts = vh->vh_natts;
+		if (vh->vh_flags & MINIDB_V_HASNULL)
+		{
+			bits8	   *bitmap = palloc(MINIDB_BITMAPLEN(vh->vh_natts));
+
+			memcpy(bitmap, rec + offset + MINIDB_VERSION_HDRSZ,
+				   MINIDB_BITMAPLEN(vh->vh_natts));
+			out[i].bitmap = bitmap;
+		}
+		/* palloc'd even when empty, so data is never NULL; MAXALIGNed */
+		data = palloc(Max(datalen, 1));
+		memcpy(data, rec + offset + vh->vh_hoff, datalen);
+		out[i].data = data;
+		out[i].datalen = datalen;
+		end = offset + vh->vh_len;
+	}
+	*versions = out;
+	return n;
+}
+
+/*
+ * Apply the visibility predicate to decoded versions, newest first.  The
+ * predicate sees a header rebuilt from the decoded version, so hint bits it
+ * sets there are lost: this is the oracle, not the read path.
+ */
+int
+minidb_chain_pick_visible(MinidbVersionData *versions, int n,
+						  MinidbVisibleFn visible, void *arg)
+{
+	int			i;
+
+	for (i = 0; i < n; i++)
+	{
+		MinidbVersionHeader vh;
+
+		memset(&vh, 0, sizeof(vh));
+		vh.vh_xmin = versions[i].xmin;
+		vh.vh_cid = versions[i].cid;
+		vh.vh_flags = versions[i].flags;
+		vh.vh_natts = versions[i].natts;
+		vh.vh_hoff = (uint8) canonical_hoff(versions[i].flags, versions[i].natts);
+		vh.vh_len = (uint16) (vh.vh_hoff + versions[i].datalen);
+		if (visible(&vh, i, arg))
+			return i;
+	}
+	return -1;
+}
+
+void
+minidb_chain_free_all(MinidbVersionData *versions, int n)
+{
+	int			i;
+
+	if (versions == NULL)
+		return;
+	for (i = 0; i < n; i++)
+	{
+		if (versions[i].bitmap)
+			pfree((void *) versions[i].bitmap);
+		if (versions[i].data)
+			pfree((void *) versions[i].data);
+	}
+	pfree(versions);
+}
+
+
+/* ----------------------------------------------------------------
+ *		The fast walker
+ * ----------------------------------------------------------------
+ */
+
+bool
+minidb_chain_iter_init(MinidbChainIter *it, char *rec, uint32 reclen,
+					   MinidbChainError *err)
+{
+	it->rec = rec;
+	it->reclen = reclen;
+	it->offset = MINIDB_RECORD_HDRSZ;
+	it->index = 0;
+	it->nversions = -1;			/* damaged until the header checks out */
+	if (!check_record_header(rec, reclen, err))
+		return false;
+	it->nversions = minidb_record_header(rec)->rh_nversions;
+	return true;
+}
+
+/*
+ * Step to the next version.  Returns true with *ref filled in; false at the
+ * end of the chain (after the tail check) or on damage.  *damaged tells the
+ * two apart.
+ */
+bool
+minidb_chain_iter_next(MinidbChainIter *it, MinidbVersionRef *ref,
+					   MinidbChainError *err, bool *damaged)
+{
+	uint32		offset;
+
+	*damaged = false;
+	if (it->nversions < 0)
+	{
+		/* damage was reported by an earlier call */
+		*damaged = true;
+		return false;
+	}
+	if (it->index >= it->nversions)
+	{
+		if (it->nversions > 0 &&
+			!check_tail(it->offset, it->reclen, it->nversions - 1, err))
+			*damaged = true;
+		return false;
+	}
+
+	offset = MAXALIGN(it->offset);
+	if (!check_version(it->rec, it->reclen, it->index, offset, err))
+	{
+		*damaged = true;
+		it->nversions = -1;		/* stay damaged */
+		return false;
+	}
+	ref->index = it->index;
+	ref->offset = offset;
+	ref->vh = (MinidbVersionHeader *) (it->rec + offset);
+	it->offset = offset + ref->vh->vh_len;
+	it->index++;
+	return true;
+}
+
+/*
+ * The fast walker: the index of the newest version the predicate accepts
+ * (*ref then locates it), -1 when none does, -2 when the record is damaged.
+ * It always walks to the end and checks the tail, even after a hit, so a
+ * damaged record fails on every read, not only on reads that reach the
+ * damage.
+ */
+int
+minidb_chain_find_visible(char *rec, uint32 reclen, MinidbVisibleFn visible,
+						  void *arg, MinidbVersionRef *ref,
+						  MinidbChainError *err)
+{
+	MinidbChainIter it;
+	MinidbVersionRef cur;
+	int			found = -1;
+	bool		damaged;
+
+	if (!minidb_chain_iter_init(&it, rec, reclen, err))
+		return -2;
+	while (minidb_chain_iter_next(&it, &cur, err, &damaged))
+	{
+		if (found < 0 && visible(cur.vh, cur.index, arg))
+		{
+			found = cur.index;
+			if (ref)
+				*ref = cur;
+#ifdef MINIDB_PLANT_EARLY_EXIT
+			/* planted bug for the fuzzer's self-check: skips the tail */
+			return found;
+#endif
+		}
+	}
+	return damaged ? -2 : found;
+}
+
+/* The version *ref points at, as pointers into rec (no copy) */
+void
+minidb_version_get(const char *rec, const MinidbVersionRef *ref,
+				   MinidbVersionData *out)
+{
+	const MinidbVersionHeader *vh = version_at(rec, ref->offset);
+
+	out->xmin = vh->vh_xmin;
+	out->cid = vh->vh_cid;
+	out->flags = vh->vh_flags;
+	out->natts = vh->vh_natts;
+	out->bitmap = (vh->vh_flags & MINIDB_V_HASNULL) ?
+		(const bits8 *) (rec + ref->offset + MINIDB_VERSION_HDRSZ) : NULL;
+	out->data = rec + ref->offset + vh->vh_hoff;
+	out->datalen = vh->vh_len - vh->vh_hoff;
+}

@@ -1,0 +1,234 @@
+/*-------------------------------------------------------------------------
+ *
+ * chain.h
+ *	  The minidb record: one row, all of its versions, newest first.
+ *
+ * This header and chain.c know the byte layout of a record and nothing
+ * else: no buffers, no relations, no snapshots, no WAL.  They compile both
+ * inside the server (postgres.h) and outside it (postgres_fe.h plus a small
+ * shim, see test/unit/chain_shim.h) so that unit tests and a fuzzer can
+ * drive them directly.
+ *
+ * Layout (all offsets from the start of the record, which the caller must
+ * MAXALIGN; page items and palloc'd buffers are):
+ *
+ *	+-----------------------+  0
+ *	| MinidbRecordHeader	|  format, flags, nversions, length, locker,
+ *	|						|  successor TID
+ *	+-----------------------+  MINIDB_RECORD_HDRSZ (MAXALIGNed)
+ *	| version 0 (newest)	|  MinidbVersionHeader, null bitmap, padding to
+ *	|						|  vh_hoff, then tuple data in heap's format
+ *	+-----------------------+  MAXALIGN(end of version 0)
+ *	| version 1				|
+ *	|  ...					|
+ *	| version n-1 (oldest)	|
+ *	+-----------------------+  rh_len == end of version n-1, exactly
+ *
+ * Every version starts at a MAXALIGNed offset and its tuple data starts at
+ * a MAXALIGNed offset (vh_hoff), so heap's alignment rules for attributes
+ * hold for data read in place.  The record ends exactly where the last
+ * version ends: the "tail check" that both walkers perform.
+ *
+ * Copyright (c) 2026, minidb_am developers
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef MINIDB_CHAIN_H
+#define MINIDB_CHAIN_H
+
+#include "storage/itemptr.h"
+
+/* Record format versions.  Readers refuse formats they do not know. */
+#define MINIDB_FORMAT_V1		1
+#define MINIDB_FORMAT_CURRENT	MINIDB_FORMAT_V1
+
+/* Record header flags (rh_flags) */
+#define MINIDB_REC_LOCK_MULTI	0x01	/* rh_locker is a MultiXactId */
+#define MINIDB_REC_MOVED_PART	0x02	/* head moved to another partition */
+#define MINIDB_REC_FLAGS_MASK	0x03
+
+/* Row-lock modes held by rh_locker (rh_lockmode); 0 means unlocked */
+#define MINIDB_LOCK_NONE		0
+#define MINIDB_LOCK_KEYSHARE	1
+#define MINIDB_LOCK_SHARE		2
+#define MINIDB_LOCK_NOKEYEXCL	3
+#define MINIDB_LOCK_EXCLUSIVE	4
+#define MINIDB_LOCK_MAX			MINIDB_LOCK_EXCLUSIVE
+
+typedef struct MinidbRecordHeader
+{
+	uint8		rh_format;		/* MINIDB_FORMAT_* */
+	uint8		rh_flags;		/* MINIDB_REC_* */
+	uint16		rh_nversions;	/* number of versions, >= 1 */
+	uint32		rh_len;			/* record length in bytes, header included */
+	TransactionId rh_locker;	/* row locker (xid or multi), or invalid */
+	uint16		rh_lockmode;	/* MINIDB_LOCK_* held by rh_locker */
+	ItemPointerData rh_successor;	/* where a moved row went, else invalid */
+} MinidbRecordHeader;
+
+#define MINIDB_RECORD_HDRSZ		MAXALIGN(sizeof(MinidbRecordHeader))
+
+/* Version flags (vh_flags) */
+#define MINIDB_V_XMIN_COMMITTED 0x0001	/* hint: vh_xmin committed */
+#define MINIDB_V_XMIN_ABORTED	0x0002	/* hint: vh_xmin aborted */
+#define MINIDB_V_FROZEN			0x0004	/* visible to everyone */
+#define MINIDB_V_TOMBSTONE		0x0008	/* DELETE: no row from here on */
+#define MINIDB_V_MOVED			0x0010	/* UPDATE moved the row elsewhere */
+#define MINIDB_V_HASNULL		0x0020	/* null bitmap present */
+#define MINIDB_V_HASVARWIDTH	0x0040	/* heap's HEAP_HASVARWIDTH */
+#define MINIDB_V_HASEXTERNAL	0x0080	/* heap's HEAP_HASEXTERNAL */
+#define MINIDB_V_ENC_MASK		0x0300	/* encoding of the data */
+#define MINIDB_V_ENC_FULL		0x0000	/* full tuple data, heap's format */
+#define MINIDB_V_HINT_MASK		(MINIDB_V_XMIN_COMMITTED | \
+								 MINIDB_V_XMIN_ABORTED | MINIDB_V_FROZEN)
+#define MINIDB_V_NODATA_MASK	(MINIDB_V_TOMBSTONE | MINIDB_V_MOVED)
+#define MINIDB_V_FLAGS_MASK		0x03FF
+
+typedef struct MinidbVersionHeader
+{
+	TransactionId vh_xmin;		/* creating transaction */
+	CommandId	vh_cid;			/* creating command */
+	uint16		vh_flags;		/* MINIDB_V_* */
+	uint16		vh_natts;		/* attributes in the data (0 for markers) */
+	uint16		vh_len;			/* header + bitmap + padding + data */
+	uint8		vh_hoff;		/* offset of the data, MAXALIGNed */
+	uint8		vh_reserved;	/* zero */
+} MinidbVersionHeader;
+
+#define MINIDB_VERSION_HDRSZ	sizeof(MinidbVersionHeader)
+
+/* Largest version we accept: it must fit a uint16 length. */
+#define MINIDB_MAX_VERSION_LEN	0xFFFF
+/* Largest chain a record may hold (keeps arrays of bools bounded). */
+#define MINIDB_MAX_VERSIONS		0x7FFF
+/* Largest vh_natts we accept: heap's MaxTupleAttributeNumber. */
+#define MINIDB_MAX_NATTS		1664
+/* Bytes of null bitmap for natts attributes: heap's BITMAPLEN. */
+#define MINIDB_BITMAPLEN(natts) (((int) (natts) + 7) / 8)
+
+/*
+ * One version in a form that builders accept and the reference walker
+ * returns.  bitmap is NULL unless MINIDB_V_HASNULL is set, in which case it
+ * holds BITMAPLEN(natts) bytes.  data/datalen is the tuple data proper,
+ * exactly the bytes heap keeps after t_hoff.
+ */
+typedef struct MinidbVersionData
+{
+	TransactionId xmin;
+	CommandId	cid;
+	uint16		flags;
+	uint16		natts;
+	const bits8 *bitmap;
+	const char *data;
+	uint32		datalen;
+} MinidbVersionData;
+
+/*
+ * Where a version lives inside a record, as the fast walker reports it.
+ */
+typedef struct MinidbVersionRef
+{
+	int			index;			/* 0 = newest */
+	uint32		offset;			/* start of the version header */
+	MinidbVersionHeader *vh;	/* rec + offset */
+} MinidbVersionRef;
+
+/*
+ * What the validators and walkers say about a damaged record.  version is
+ * -1 for the record header.  Callers turn this into an ereport naming the
+ * relation and TID (ERRCODE_DATA_CORRUPTED).
+ */
+typedef struct MinidbChainError
+{
+	int			version;
+	const char *field;
+	char		detail[160];
+} MinidbChainError;
+
+/*
+ * Visibility is decided by the caller.  Called for versions newest first
+ * until it returns true; it may set hint bits in *vh (the record is in a
+ * buffer the caller holds locked).
+ */
+typedef bool (*MinidbVisibleFn) (MinidbVersionHeader *vh, int index,
+								 void *arg);
+
+/* Sizes */
+extern uint32 minidb_version_size(const MinidbVersionData *v);
+
+/* Builders.  out must be MAXALIGNed and have room for the result. */
+extern uint32 minidb_record_build(char *out, uint32 outsize,
+								  const MinidbVersionData *v);
+extern uint32 minidb_record_prepend(char *out, uint32 outsize,
+									const char *rec, uint32 reclen,
+									const MinidbVersionData *v);
+extern uint32 minidb_record_prepend_size(uint32 reclen,
+										 const MinidbVersionData *v);
+extern uint32 minidb_record_prune(char *rec, uint32 reclen,
+								  const bool *keep);
+
+/* Validation: every header field and the tail */
+extern bool minidb_record_validate(const char *rec, uint32 reclen,
+								   MinidbChainError *err);
+
+/* The reference walker: decode everything, eagerly, into a palloc'd array */
+extern int	minidb_chain_decode_all(const char *rec, uint32 reclen,
+									MinidbVersionData **versions,
+									MinidbChainError *err);
+extern int	minidb_chain_pick_visible(MinidbVersionData *versions, int n,
+									  MinidbVisibleFn visible, void *arg);
+/* Free what minidb_chain_decode_all allocated (for callers without contexts) */
+extern void minidb_chain_free_all(MinidbVersionData *versions, int n);
+
+/*
+ * The fast walker: header fields only, version by version, always to the
+ * end of the record (the tail check).  Returns the index of the first
+ * version the predicate accepts, -1 when none does, and -2 when the record
+ * is damaged (err filled in).
+ */
+extern int	minidb_chain_find_visible(char *rec, uint32 reclen,
+									  MinidbVisibleFn visible, void *arg,
+									  MinidbVersionRef *ref,
+									  MinidbChainError *err);
+
+/* Read one version found by the fast walker, pointing into rec (no copy) */
+extern void minidb_version_get(const char *rec, const MinidbVersionRef *ref,
+							   MinidbVersionData *out);
+
+/*
+ * Iterate versions with the same checks as the fast walker, for callers
+ * that look at every version (pruning, VACUUM, minidb_chain()).
+ */
+typedef struct MinidbChainIter
+{
+	char	   *rec;
+	uint32		reclen;
+	uint32		offset;			/* end of the previous version (the next
+								 * begins at MAXALIGN(offset)) */
+	int			index;			/* next version's index */
+	int			nversions;
+} MinidbChainIter;
+
+extern bool minidb_chain_iter_init(MinidbChainIter *it, char *rec,
+								   uint32 reclen, MinidbChainError *err);
+/* true with *ref filled; false at the end (tail checked) or on damage */
+extern bool minidb_chain_iter_next(MinidbChainIter *it, MinidbVersionRef *ref,
+								   MinidbChainError *err, bool *damaged);
+
+#ifndef MINIDB_STANDALONE
+/*
+ * Server side only (minidb_chain_funcs.c): turn a MinidbChainError into
+ * ereport(ERROR, ERRCODE_DATA_CORRUPTED).  where names the record, e.g.
+ * "relation \"t\", TID (0,1)", or is NULL.
+ */
+extern void minidb_chain_error_report(const MinidbChainError *err,
+									  const char *where) pg_attribute_noreturn();
+#endif
+
+static inline MinidbRecordHeader *
+minidb_record_header(const char *rec)
+{
+	return (MinidbRecordHeader *) rec;
+}
+
+#endif							/* MINIDB_CHAIN_H */

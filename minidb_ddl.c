@@ -1,0 +1,754 @@
+/*-------------------------------------------------------------------------
+ *
+ * minidb_ddl.c
+ *	  Storage, index builds, size estimates and index-entry deletion.
+ *
+ * Index builds see one record per TID.  The entry a record gets carries
+ * the values of its newest version that a snapshot could still want; if
+ * older versions that some snapshot may still see differ in the index's
+ * columns, the chain is "broken" for this index and we set
+ * ii_BrokenHotChain, so the server marks the index indcheckxmin and old
+ * snapshots do not use it -- exactly heap's answer for a broken HOT chain.
+ *
+ * Copyright (c) 2026, minidb_am developers
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/genam.h"
+#include "access/heaptoast.h"
+#include "access/htup_details.h"
+#include "access/multixact.h"
+#include "access/toast_internals.h"
+#include "access/transam.h"
+#include "access/xact.h"
+#include "catalog/index.h"
+#include "catalog/storage.h"
+#include "catalog/storage_xlog.h"
+#include "commands/progress.h"
+#include "executor/executor.h"
+#include "nodes/bitmapset.h"
+#include "optimizer/optimizer.h"
+#include "pgstat.h"
+#include "storage/bufmgr.h"
+#include "storage/procarray.h"
+#include "storage/smgr.h"
+#include "utils/builtins.h"
+#include "utils/datum.h"
+#include "utils/hsearch.h"
+#include "utils/tuplesort.h"
+#include "utils/memutils.h"
+#include "utils/snapmgr.h"
+
+#include "minidb_am.h"
+
+/* ----------------------------------------------------------------
+ * Storage
+ * ----------------------------------------------------------------
+ */
+void
+minidb_relation_set_new_filenode(Relation rel, const RelFileNode *newrnode,
+								 char persistence, TransactionId *freezeXid,
+								 MultiXactId *minmulti)
+{
+	SMgrRelation srel;
+
+	/* every xid in the new relation will be newer than this */
+	*freezeXid = RecentXmin;
+	*minmulti = GetOldestMultiXactId();
+
+	srel = RelationCreateStorage(*newrnode, persistence, true);
+	if (persistence == RELPERSISTENCE_UNLOGGED)
+	{
+		/* an unlogged relation needs an init fork, made durable now */
+		smgrcreate(srel, INIT_FORKNUM, false);
+		log_smgrcreate(newrnode, INIT_FORKNUM);
+		smgrimmedsync(srel, INIT_FORKNUM);
+	}
+	smgrclose(srel);
+}
+
+void
+minidb_relation_nontransactional_truncate(Relation rel)
+{
+	RelationTruncate(rel, 0);
+}
+
+/* ALTER TABLE ... SET TABLESPACE: copy every fork, WAL-logged as needed */
+void
+minidb_relation_copy_data(Relation rel, const RelFileNode *newrnode)
+{
+	SMgrRelation dstrel = smgropen(*newrnode, rel->rd_backend);
+
+	FlushRelationBuffers(rel);
+	RelationCreateStorage(*newrnode, rel->rd_rel->relpersistence, true);
+	RelationCopyStorage(RelationGetSmgr(rel), dstrel, MAIN_FORKNUM,
+						rel->rd_rel->relpersistence);
+	for (ForkNumber fork = MAIN_FORKNUM + 1; fork <= MAX_FORKNUM; fork++)
+	{
+		if (!smgrexists(RelationGetSmgr(rel), fork))
+			continue;
+		smgrcreate(dstrel, fork, false);
+		if (RelationIsPermanent(rel) ||
+			(rel->rd_rel->relpersistence == RELPERSISTENCE_UNLOGGED &&
+			 fork == INIT_FORKNUM))
+			log_smgrcreate(newrnode, fork);
+		RelationCopyStorage(RelationGetSmgr(rel), dstrel, fork,
+							rel->rd_rel->relpersistence);
+	}
+	RelationDropStorage(rel);
+	smgrclose(dstrel);
+}
+
+/* ----------------------------------------------------------------
+ * Table rewrites (CLUSTER, VACUUM FULL)
+ * ----------------------------------------------------------------
+ */
+
+/* Appends records to a new relation, one WAL record per filled page */
+typedef struct RewriteWriter
+{
+	Relation	rel;
+	Buffer		buffer;
+	MinidbPageWrite w;
+	Page		page;
+} RewriteWriter;
+
+static void
+rewrite_flush(RewriteWriter *rw)
+{
+	if (!BufferIsValid(rw->buffer))
+		return;
+	minidb_write_finish(&rw->w);
+	UnlockReleaseBuffer(rw->buffer);
+	rw->buffer = InvalidBuffer;
+}
+
+static void
+rewrite_add(RewriteWriter *rw, const char *rec, uint32 len)
+{
+	if (BufferIsValid(rw->buffer) &&
+		minidb_page_free_for_insert(rw->page) < MAXALIGN(len))
+		rewrite_flush(rw);
+	if (!BufferIsValid(rw->buffer))
+	{
+		bool		is_new;
+
+		rw->buffer = minidb_buffer_for_insert(rw->rel, len, NULL,
+											  InvalidBuffer, &is_new);
+		minidb_write_begin(&rw->w, rw->rel);
+		rw->page = minidb_write_page(&rw->w, rw->buffer, is_new);
+	}
+	minidb_page_add_record(rw->page, rec, len);
+}
+
+typedef struct RewriteState
+{
+	TransactionId oldest_xmin;
+	TransactionId freeze_cutoff;
+	RewriteWriter writer;
+	Buffer		pin;
+	double		num_tuples;
+	double		tups_vacuumed;
+	double		tups_recently_dead;
+} RewriteState;
+
+/* Copy the record at tid, pruned and frozen, into the new relation */
+static void
+rewrite_record(Relation old, ItemPointer tid, RewriteState *rs)
+{
+	MinidbViewStatus status;
+	uint32		len;
+	uint32		newlen;
+	int			nkept;
+	char	   *rec;
+
+	rec = minidb_copy_record(old, tid, &rs->pin, CurrentMemoryContext, &len,
+							 &status);
+	if (rec == NULL)
+		return;
+	newlen = minidb_rewrite_record(rec, len, rs->oldest_xmin,
+								   rs->freeze_cutoff, &nkept);
+	if (newlen == 0)
+		rs->tups_vacuumed += 1;
+	else
+	{
+		rewrite_add(&rs->writer, rec, newlen);
+		rs->num_tuples += 1;
+		rs->tups_recently_dead += nkept - 1;
+	}
+	pfree(rec);
+}
+
+/* Every record, in index order (CLUSTER) */
+static void
+rewrite_in_index_order(Relation old, Relation index, RewriteState *rs)
+{
+	IndexScanDesc iscan = index_beginscan(old, index, SnapshotAny, 0, 0);
+	HASHCTL		ctl;
+	HTAB	   *seen;
+	ItemPointer tid;
+
+	ctl.keysize = sizeof(ItemPointerData);
+	ctl.entrysize = sizeof(ItemPointerData);
+	ctl.hcxt = CurrentMemoryContext;
+	seen = hash_create("minidb cluster TIDs", 1024, &ctl,
+					   HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
+	index_rescan(iscan, NULL, 0, NULL, 0);
+	while ((tid = index_getnext_tid(iscan, ForwardScanDirection)) != NULL)
+	{
+		bool		found;
+
+		CHECK_FOR_INTERRUPTS();
+		hash_search(seen, tid, HASH_ENTER, &found);
+		if (!found)
+			rewrite_record(old, tid, rs);
+	}
+	index_endscan(iscan);
+	hash_destroy(seen);
+}
+
+/* Every record, in physical order (VACUUM FULL) */
+static void
+rewrite_in_table_order(Relation old, RewriteState *rs)
+{
+	BlockNumber nblocks = RelationGetNumberOfBlocks(old);
+
+	for (BlockNumber blkno = 0; blkno < nblocks; blkno++)
+	{
+		Buffer		buffer = ReadBuffer(old, blkno);
+		OffsetNumber maxoff;
+
+		CHECK_FOR_INTERRUPTS();
+		LockBuffer(buffer, BUFFER_LOCK_SHARE);
+		maxoff = PageIsNew(BufferGetPage(buffer)) ? InvalidOffsetNumber :
+			PageGetMaxOffsetNumber(BufferGetPage(buffer));
+		UnlockReleaseBuffer(buffer);
+		for (OffsetNumber off = FirstOffsetNumber; off <= maxoff; off++)
+		{
+			ItemPointerData tid;
+
+			ItemPointerSet(&tid, blkno, off);
+			rewrite_record(old, &tid, rs);
+		}
+	}
+}
+
+/*
+ * CLUSTER and VACUUM FULL: copy every record a snapshot may still need,
+ * keeping its versions' xids (recently dead versions stay in the chain, as
+ * heap keeps recently dead tuples), dropping what no snapshot older than
+ * OldestXmin can see and freezing versions older than *xid_cutoff.  With
+ * an index the records go in index order.  Moved markers lose their
+ * successor TID: it pointed into the old relation, and nothing that could
+ * follow it survives the AccessExclusiveLock the rewrite holds.
+ */
+void
+minidb_relation_copy_for_cluster(Relation OldTable, Relation NewTable,
+								 Relation OldIndex, bool use_sort,
+								 TransactionId OldestXmin,
+								 TransactionId *xid_cutoff,
+								 MultiXactId *multi_cutoff,
+								 double *num_tuples, double *tups_vacuumed,
+								 double *tups_recently_dead)
+{
+	RewriteState rs = {0};
+
+	rs.oldest_xmin = OldestXmin;
+	rs.freeze_cutoff = *xid_cutoff;
+	rs.writer.rel = NewTable;
+	rs.writer.buffer = InvalidBuffer;
+	rs.pin = InvalidBuffer;
+
+	if (OldIndex != NULL)
+		rewrite_in_index_order(OldTable, OldIndex, &rs);
+	else
+		rewrite_in_table_order(OldTable, &rs);
+	rewrite_flush(&rs.writer);
+	if (BufferIsValid(rs.pin))
+		ReleaseBuffer(rs.pin);
+
+	*num_tuples = rs.num_tuples;
+	*tups_vacuumed = rs.tups_vacuumed;
+	*tups_recently_dead = rs.tups_recently_dead;
+}
+
+/* The same rule as heap: could a row ever exceed TOAST_TUPLE_THRESHOLD? */
+bool
+minidb_relation_needs_toast_table(Relation rel)
+{
+	TupleDesc	tupdesc = rel->rd_att;
+	int32		data_length = 0;
+	bool		maxlength_unknown = false;
+	bool		has_toastable_attrs = false;
+	int32		tuple_length;
+
+	for (int i = 0; i < tupdesc->natts; i++)
+	{
+		Form_pg_attribute att = TupleDescAttr(tupdesc, i);
+
+		if (att->attisdropped)
+			continue;
+		data_length = att_align_nominal(data_length, att->attalign);
+		if (att->attlen > 0)
+			data_length += att->attlen;
+		else
+		{
+			int32		maxlen = type_maximum_size(att->atttypid,
+												   att->atttypmod);
+
+			if (maxlen < 0)
+				maxlength_unknown = true;
+			else
+				data_length += maxlen;
+			if (att->attstorage != TYPSTORAGE_PLAIN)
+				has_toastable_attrs = true;
+		}
+	}
+	if (!has_toastable_attrs)
+		return false;
+	if (maxlength_unknown)
+		return true;
+	tuple_length = MAXALIGN(SizeofHeapTupleHeader + BITMAPLEN(tupdesc->natts)) +
+		MAXALIGN(data_length);
+	return tuple_length > TOAST_TUPLE_THRESHOLD;
+}
+
+void
+minidb_relation_estimate_size(Relation rel, int32 *attr_widths,
+							  BlockNumber *pages, double *tuples,
+							  double *allvisfrac)
+{
+	const Size	overhead = MINIDB_RECORD_HDRSZ + MINIDB_VERSION_HDRSZ +
+		sizeof(ItemIdData);
+	const Size	usable = BLCKSZ - SizeOfPageHeaderData -
+		MAXALIGN(sizeof(MinidbPageOpaqueData));
+
+	table_block_relation_estimate_size(rel, attr_widths, pages, tuples,
+									   allvisfrac, overhead, usable);
+}
+
+/* ----------------------------------------------------------------
+ * Index builds
+ * ----------------------------------------------------------------
+ */
+
+/* What one record contributes to an index being built */
+typedef struct BuildCandidate
+{
+	ItemPointerData tid;
+	HeapTuple	tuple;
+	bool		alive;
+} BuildCandidate;
+
+typedef struct BuildState
+{
+	Relation	rel;
+	IndexInfo  *index_info;
+	Bitmapset  *index_attrs;	/* NULL: compare every column */
+	Snapshot	snapshot;		/* SnapshotAny, or an MVCC snapshot */
+	TransactionId oldest_xmin;	/* with SnapshotAny */
+	bool		anyvisible;
+	BuildCandidate cands[MaxHeapTuplesPerPage];
+	int			ncands;
+} BuildState;
+
+/* Columns the index reads; NULL when expressions make it "all of them" */
+static Bitmapset *
+index_columns(IndexInfo *ii)
+{
+	Bitmapset  *attrs = NULL;
+
+	if (ii->ii_Expressions != NIL || ii->ii_Predicate != NIL)
+		return NULL;
+	for (int i = 0; i < ii->ii_NumIndexAttrs; i++)
+		attrs = bms_add_member(attrs, ii->ii_IndexAttrNumbers[i]);
+	return attrs;
+}
+
+/* Do two versions agree on the index's columns? */
+static bool
+same_index_values(BuildState *bs, HeapTuple a, HeapTuple b)
+{
+	TupleDesc	desc = RelationGetDescr(bs->rel);
+
+	for (int attnum = 1; attnum <= desc->natts; attnum++)
+	{
+		Form_pg_attribute att = TupleDescAttr(desc, attnum - 1);
+		bool		n1;
+		bool		n2;
+		Datum		d1;
+		Datum		d2;
+
+		if (bs->index_attrs && !bms_is_member(attnum, bs->index_attrs))
+			continue;
+		d1 = heap_getattr(a, attnum, desc, &n1);
+		d2 = heap_getattr(b, attnum, desc, &n2);
+		if (n1 != n2 ||
+			(!n1 && !datumIsEqual(d1, d2, att->attbyval, att->attlen)))
+			return false;
+	}
+	return true;
+}
+
+/* Is vh committed and older than every snapshot (build's horizon)? */
+static bool
+seen_by_all(MinidbVersionHeader *vh, TransactionId oldest_xmin, Buffer buffer)
+{
+	if (vh->vh_flags & MINIDB_V_FROZEN)
+		return true;
+	return minidb_xid_committed(vh, buffer) &&
+		TransactionIdPrecedes(vh->vh_xmin, oldest_xmin);
+}
+
+/*
+ * With SnapshotAny: the row version to index for a record (NULL if the
+ * record is dead to everyone), noting a broken chain when versions that
+ * some snapshot may still see disagree on the index's columns.
+ */
+static HeapTuple
+build_candidate_any(BuildState *bs, ItemPointer tid, char *rec, uint32 len,
+					Buffer buffer, bool *alive)
+{
+	MinidbChainIter it;
+	MinidbVersionRef ref;
+	MinidbChainError err;
+	bool		damaged = false;
+	bool		head_seen = false;
+	bool		floor_found = false;
+	HeapTuple	chosen = NULL;
+	Oid			relid = RelationGetRelid(bs->rel);
+
+	*alive = true;
+	if (!minidb_chain_iter_init(&it, rec, len, &err))
+		minidb_report_corruption(bs->rel, tid, &err);
+	while (!floor_found && minidb_chain_iter_next(&it, &ref, &err, &damaged))
+	{
+		MinidbVersionHeader *vh = ref.vh;
+
+		if (minidb_xid_aborted(vh, buffer))
+			continue;
+		floor_found = seen_by_all(vh, bs->oldest_xmin, buffer);
+		if (!head_seen)
+		{
+			head_seen = true;
+			if (vh->vh_flags & MINIDB_V_NODATA_MASK)
+			{
+				if (floor_found)
+					return NULL;	/* dead to everyone */
+				*alive = false; /* recently dead, or being deleted */
+				continue;
+			}
+		}
+		if (vh->vh_flags & MINIDB_V_NODATA_MASK)
+			continue;
+		if (chosen == NULL)
+			chosen = minidb_materialize_copy(rec, &ref, InvalidTransactionId,
+											 tid, relid);
+		else if (!bs->index_info->ii_BrokenHotChain)
+		{
+			HeapTuple	older = minidb_materialize_copy(rec, &ref,
+														InvalidTransactionId,
+														tid, relid);
+
+			if (!same_index_values(bs, chosen, older))
+				bs->index_info->ii_BrokenHotChain = true;
+		}
+	}
+	if (damaged)
+		minidb_report_corruption(bs->rel, tid, &err);
+	return chosen;
+}
+
+/* Under the page lock: pick each record's version for the index */
+static void
+build_collect_page(BuildState *bs, Buffer buffer)
+{
+	Page		page = BufferGetPage(buffer);
+	OffsetNumber maxoff;
+	Oid			relid = RelationGetRelid(bs->rel);
+
+	bs->ncands = 0;
+	minidb_page_check(bs->rel, buffer);
+	if (PageIsNew(page))
+		return;
+	maxoff = PageGetMaxOffsetNumber(page);
+	for (OffsetNumber off = FirstOffsetNumber; off <= maxoff; off++)
+	{
+		ItemId		lp = PageGetItemId(page, off);
+		BuildCandidate *c = &bs->cands[bs->ncands];
+		char	   *rec;
+		uint32		len;
+
+		if (!ItemIdIsNormal(lp))
+			continue;
+		rec = (char *) PageGetItem(page, lp);
+		len = ItemIdGetLength(lp);
+		ItemPointerSet(&c->tid, BufferGetBlockNumber(buffer), off);
+		c->alive = true;
+		if (bs->snapshot == SnapshotAny && !bs->anyvisible)
+			c->tuple = build_candidate_any(bs, &c->tid, rec, len, buffer,
+										   &c->alive);
+		else
+		{
+			MinidbVersionRef ref;
+
+			c->tuple = NULL;
+			if (minidb_find_visible(bs->rel, &c->tid, rec, len, bs->snapshot,
+									buffer, &ref, NULL) >= 0)
+				c->tuple = minidb_materialize_copy(rec, &ref,
+												   InvalidTransactionId,
+												   &c->tid, relid);
+		}
+		if (c->tuple)
+			bs->ncands++;
+	}
+}
+
+/* Feed one candidate to the index AM */
+static void
+build_index_candidate(BuildState *bs, BuildCandidate *c, Relation index_rel,
+					  TupleTableSlot *slot, EState *estate,
+					  ExprState *predicate, IndexBuildCallback callback,
+					  void *callback_state)
+{
+	ExprContext *econtext = GetPerTupleExprContext(estate);
+	Datum		values[INDEX_MAX_KEYS];
+	bool		isnull[INDEX_MAX_KEYS];
+
+	ExecStoreHeapTuple(c->tuple, slot, false);
+	if (predicate != NULL && !ExecQual(predicate, econtext))
+		return;
+	FormIndexDatum(bs->index_info, slot, estate, values, isnull);
+	callback(index_rel, &c->tid, values, isnull, c->alive, callback_state);
+}
+
+double
+minidb_index_build_range_scan(Relation table_rel, Relation index_rel,
+							  IndexInfo *index_info, bool allow_sync,
+							  bool anyvisible, bool progress,
+							  BlockNumber start_blockno,
+							  BlockNumber numblocks,
+							  IndexBuildCallback callback,
+							  void *callback_state, TableScanDesc sscan)
+{
+	BuildState *bs = palloc0(sizeof(BuildState));
+	EState	   *estate = CreateExecutorState();
+	ExprContext *econtext = GetPerTupleExprContext(estate);
+	TupleTableSlot *slot = table_slot_create(table_rel, NULL);
+	ExprState  *predicate;
+	MemoryContext pagecxt;
+	MinidbScanDesc scan;
+	bool		own_scan = (sscan == NULL);
+	bool		unregister = false;
+	double		reltuples = 0;
+	BlockNumber blocks_done = 0;
+
+	econtext->ecxt_scantuple = slot;
+	predicate = ExecPrepareQual(index_info->ii_Predicate, estate);
+	bs->rel = table_rel;
+	bs->index_info = index_info;
+	bs->index_attrs = index_columns(index_info);
+	bs->anyvisible = anyvisible;
+	if (!index_info->ii_Concurrent)
+		bs->oldest_xmin = GetOldestNonRemovableTransactionId(table_rel);
+
+	if (own_scan)
+	{
+		Snapshot	snapshot = SnapshotAny;
+
+		if (!TransactionIdIsValid(bs->oldest_xmin))
+		{
+			snapshot = RegisterSnapshot(GetTransactionSnapshot());
+			unregister = true;
+		}
+		sscan = table_beginscan_strat(table_rel, snapshot, 0, NULL, true,
+									  allow_sync);
+	}
+	scan = (MinidbScanDesc) sscan;
+	bs->snapshot = sscan->rs_snapshot;
+	if (!allow_sync || start_blockno != 0 || numblocks != InvalidBlockNumber)
+	{
+		scan->startblock = start_blockno;
+		scan->numblocks = numblocks;
+	}
+	if (progress)
+		pgstat_progress_update_param(PROGRESS_SCAN_BLOCKS_TOTAL, scan->nblocks);
+
+	pagecxt = AllocSetContextCreate(CurrentMemoryContext,
+									"minidb index build page",
+									ALLOCSET_DEFAULT_SIZES);
+	for (;;)
+	{
+		BlockNumber blkno = minidb_scan_advance_block(scan, ForwardScanDirection);
+		Buffer		buffer;
+		MemoryContext oldcxt;
+
+		if (blkno == InvalidBlockNumber)
+			break;
+		CHECK_FOR_INTERRUPTS();
+		oldcxt = MemoryContextSwitchTo(pagecxt);
+		buffer = ReadBufferExtended(table_rel, MAIN_FORKNUM, blkno,
+									RBM_NORMAL, scan->strategy);
+		LockBuffer(buffer, BUFFER_LOCK_SHARE);
+		build_collect_page(bs, buffer);
+		UnlockReleaseBuffer(buffer);
+		for (int i = 0; i < bs->ncands; i++)
+		{
+			build_index_candidate(bs, &bs->cands[i], index_rel, slot, estate,
+								  predicate, callback, callback_state);
+			ResetExprContext(econtext);
+			reltuples += 1;
+		}
+		MemoryContextSwitchTo(oldcxt);
+		MemoryContextReset(pagecxt);
+		if (progress)
+			pgstat_progress_update_param(PROGRESS_SCAN_BLOCKS_DONE,
+										 ++blocks_done);
+	}
+	MemoryContextDelete(pagecxt);
+
+	table_endscan(sscan);
+	if (unregister)
+		UnregisterSnapshot(bs->snapshot);
+	ExecDropSingleTupleTableSlot(slot);
+	FreeExecutorState(estate);
+	index_info->ii_ExpressionsState = NIL;
+	index_info->ii_PredicateState = NULL;
+	return reltuples;
+}
+
+/* Advance the sorted index TIDs to the first one >= tid; true if equal */
+static bool
+index_has_tid(ValidateIndexState *state, ItemPointer cursor, bool *exhausted,
+			  ItemPointer tid)
+{
+	while (!*exhausted &&
+		   (!ItemPointerIsValid(cursor) || ItemPointerCompare(cursor, tid) < 0))
+	{
+		Datum		val;
+		bool		isnull;
+
+		if (!tuplesort_getdatum(state->tuplesort, true, &val, &isnull, NULL))
+			*exhausted = true;
+		else
+			itemptr_decode(cursor, DatumGetInt64(val));
+	}
+	return !*exhausted && ItemPointerEquals(cursor, tid);
+}
+
+/*
+ * CREATE INDEX CONCURRENTLY, phase 3: every row visible to snapshot whose
+ * TID the index lacks gets its entry now.  Rows come out of the scan in
+ * TID order, and so do the index's TIDs, so one merge pass suffices.  A
+ * row updated in place since the build kept its TID and, by construction,
+ * its indexed values (the new index's columns count as indexed from the
+ * moment its catalog entry exists).
+ */
+void
+minidb_index_validate_scan(Relation table_rel, Relation index_rel,
+						   IndexInfo *index_info, Snapshot snapshot,
+						   ValidateIndexState *state)
+{
+	EState	   *estate = CreateExecutorState();
+	ExprContext *econtext = GetPerTupleExprContext(estate);
+	TupleTableSlot *slot = table_slot_create(table_rel, NULL);
+	ExprState  *predicate;
+	TableScanDesc scan;
+	ItemPointerData cursor;
+	bool		exhausted = false;
+
+	econtext->ecxt_scantuple = slot;
+	predicate = ExecPrepareQual(index_info->ii_Predicate, estate);
+	ItemPointerSetInvalid(&cursor);
+	scan = table_beginscan_strat(table_rel, snapshot, 0, NULL, true, false);
+	while (table_scan_getnextslot(scan, ForwardScanDirection, slot))
+	{
+		Datum		values[INDEX_MAX_KEYS];
+		bool		isnull[INDEX_MAX_KEYS];
+
+		CHECK_FOR_INTERRUPTS();
+		state->htups += 1;
+		if (index_has_tid(state, &cursor, &exhausted, &slot->tts_tid))
+			continue;
+		if (predicate != NULL && !ExecQual(predicate, econtext))
+			continue;
+		FormIndexDatum(index_info, slot, estate, values, isnull);
+		index_insert(index_rel, values, isnull, &slot->tts_tid, table_rel,
+					 index_info->ii_Unique ? UNIQUE_CHECK_YES : UNIQUE_CHECK_NO,
+					 false, index_info);
+		state->tups_inserted += 1;
+		ResetExprContext(econtext);
+	}
+	table_endscan(scan);
+	ExecDropSingleTupleTableSlot(slot);
+	FreeExecutorState(estate);
+	index_info->ii_ExpressionsState = NIL;
+	index_info->ii_PredicateState = NULL;
+}
+
+/* ----------------------------------------------------------------
+ * Index entry deletion (bottom-up and simple deletion in btree)
+ * ----------------------------------------------------------------
+ */
+
+typedef struct DeleteCheck
+{
+	GlobalVisState *vistest;
+	bool		dead;
+	TransactionId latest;
+} DeleteCheck;
+
+static void
+delete_check_cb(char *rec, uint32 len, Buffer buffer, void *arg)
+{
+	DeleteCheck *dc = (DeleteCheck *) arg;
+
+	dc->dead = minidb_record_is_dead(rec, len, dc->vistest, buffer,
+									 &dc->latest);
+}
+
+/*
+ * An index entry may go when its record is dead to everyone: its head is
+ * a tombstone or moved marker beyond the removal horizon, or every version
+ * aborted.  In-place versions never need entries of their own, so this is
+ * the only case.  Returns the newest xid that made an entry removable, for
+ * recovery conflicts on standbys.
+ */
+TransactionId
+minidb_index_delete_tuples(Relation rel, TM_IndexDeleteOp *delstate)
+{
+	TransactionId latest = InvalidTransactionId;
+	GlobalVisState *vistest = GlobalVisTestFor(rel);
+	Buffer		pin = InvalidBuffer;
+	BlockNumber nblocks = RelationGetNumberOfBlocks(rel);
+	int			kept = 0;
+
+	for (int i = 0; i < delstate->ndeltids; i++)
+	{
+		TM_IndexDelete *del = &delstate->deltids[i];
+		TM_IndexStatus *status = &delstate->status[del->id];
+		DeleteCheck dc;
+
+		dc.vistest = vistest;
+		dc.dead = false;
+		dc.latest = InvalidTransactionId;
+		if (ItemPointerGetBlockNumber(&del->tid) < nblocks &&
+			minidb_view_record(rel, &del->tid, &pin, delete_check_cb, &dc) ==
+			MINIDB_VIEW_OK && dc.dead)
+		{
+			status->knowndeletable = true;
+			if (TransactionIdIsValid(dc.latest) &&
+				(!TransactionIdIsValid(latest) ||
+				 TransactionIdFollows(dc.latest, latest)))
+				latest = dc.latest;
+		}
+		if (status->knowndeletable)
+			delstate->deltids[kept++] = *del;
+	}
+	delstate->ndeltids = kept;
+	if (BufferIsValid(pin))
+		ReleaseBuffer(pin);
+	return latest;
+}

@@ -1,0 +1,213 @@
+/*-------------------------------------------------------------------------
+ *
+ * minidb_prune.c
+ *	  Removing versions that no snapshot can see any more.
+ *
+ * A version is removable when its own xmin aborted, or when a newer
+ * version's xmin committed and is older than the removal horizon
+ * (GlobalVisTestIsRemovableXid): every snapshot then sees that newer
+ * version or something newer still, and stops before reaching the old
+ * one.  A record is dead when its effective head is a committed tombstone
+ * or moved marker beyond the horizon, or when every version aborted; only
+ * VACUUM, after removing the index entries, may remove a dead record.
+ *
+ * The functions here work on a record or page the caller holds locked
+ * exclusively; TOAST values of pruned versions were already deleted by the
+ * transaction that superseded them, exactly as heap does.
+ *
+ * Copyright (c) 2026, minidb_am developers
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/transam.h"
+#include "utils/snapmgr.h"
+
+#include "minidb_am.h"
+
+/* Is vh committed and seen by every snapshot that exists or may exist? */
+static bool
+visible_to_all(MinidbVersionHeader *vh, GlobalVisState *vistest,
+			   Buffer buffer)
+{
+	if (vh->vh_flags & MINIDB_V_FROZEN)
+		return true;
+	return minidb_xid_committed(vh, buffer) &&
+		GlobalVisTestIsRemovableXid(vistest, vh->vh_xmin);
+}
+
+/*
+ * Prune rec in place: returns its new length (== len when nothing went).
+ * At least one version always stays; a wholly dead record is VACUUM's.
+ */
+uint32
+minidb_prune_record(char *rec, uint32 len, GlobalVisState *vistest,
+					Buffer buffer, int *npruned)
+{
+	MinidbChainIter it;
+	MinidbVersionRef ref;
+	MinidbChainError err;
+	bool		damaged = false;
+	bool		keep[MINIDB_MAX_VERSIONS];
+	bool		floor_found = false;
+	int			nkeep = 0;
+	int			n = 0;
+
+	*npruned = 0;
+	if (!minidb_chain_iter_init(&it, rec, len, &err))
+		return len;				/* readers report the damage */
+	while (minidb_chain_iter_next(&it, &ref, &err, &damaged))
+	{
+		MinidbVersionHeader *vh = ref.vh;
+
+		keep[n] = !floor_found && !minidb_xid_aborted(vh, buffer);
+		if (keep[n])
+		{
+			nkeep++;
+			floor_found = visible_to_all(vh, vistest, buffer);
+		}
+		n++;
+	}
+	if (damaged || nkeep == n)
+		return len;
+	if (nkeep == 0)
+	{
+		keep[0] = true;
+		nkeep = 1;
+	}
+	*npruned = n - nkeep;
+	return minidb_record_prune(rec, len, keep);
+}
+
+/*
+ * Is the record dead to everyone?  *latest_xid, if given, receives the
+ * xid whose removal horizon made it so (for recovery conflicts).
+ */
+bool
+minidb_record_is_dead(char *rec, uint32 len, GlobalVisState *vistest,
+					  Buffer buffer, TransactionId *latest_xid)
+{
+	MinidbChainIter it;
+	MinidbVersionRef ref;
+	MinidbChainError err;
+	bool		damaged = false;
+
+	if (latest_xid)
+		*latest_xid = InvalidTransactionId;
+	if (!minidb_chain_iter_init(&it, rec, len, &err))
+		return false;
+	while (minidb_chain_iter_next(&it, &ref, &err, &damaged))
+	{
+		MinidbVersionHeader *vh = ref.vh;
+
+		if (minidb_xid_aborted(vh, buffer))
+			continue;
+		/* the effective head decides */
+		if (!(vh->vh_flags & MINIDB_V_NODATA_MASK) ||
+			!visible_to_all(vh, vistest, buffer))
+			return false;
+		if (latest_xid)
+			*latest_xid = vh->vh_xmin;
+		return true;
+	}
+	return !damaged;			/* every version aborted */
+}
+
+/*
+ * Prune the record at off on a page being changed (a page handed out by
+ * minidb_write_page, so the change is WAL-logged with the caller's).
+ * Returns the number of versions removed.
+ */
+int
+minidb_prune_item(Page page, OffsetNumber off, GlobalVisState *vistest)
+{
+	ItemId		lp = PageGetItemId(page, off);
+	char	   *rec;
+	char	   *copy;
+	uint32		len;
+	uint32		newlen;
+	int			npruned;
+
+	if (!ItemIdIsNormal(lp))
+		return 0;
+	rec = (char *) PageGetItem(page, lp);
+	len = ItemIdGetLength(lp);
+	newlen = minidb_prune_record(rec, len, vistest, InvalidBuffer, &npruned);
+	if (newlen == len)
+		return 0;
+	/* the record shrank in place: shorten its item */
+	copy = palloc(newlen);
+	memcpy(copy, rec, newlen);
+	minidb_page_replace_record(page, off, copy, newlen);
+	pfree(copy);
+	return npruned;
+}
+
+/* Prune every record on a page being changed; returns versions removed */
+int
+minidb_prune_page(Relation rel, Page page, GlobalVisState *vistest)
+{
+	OffsetNumber maxoff = PageGetMaxOffsetNumber(page);
+	int			total = 0;
+
+	for (OffsetNumber off = FirstOffsetNumber; off <= maxoff; off++)
+		total += minidb_prune_item(page, off, vistest);
+	return total;
+}
+
+/*
+ * Prepare a copy of a record for a table rewrite (CLUSTER, VACUUM FULL):
+ * drop the versions no snapshot older than oldest_xmin can see, freeze
+ * committed versions older than freeze_cutoff, forget the row locker (the
+ * rewrite holds AccessExclusiveLock, so no locker is running) and the
+ * successor TID, which points into the old relation.  Returns the new
+ * length, or 0 when the record is dead to everyone.
+ */
+uint32
+minidb_rewrite_record(char *rec, uint32 len, TransactionId oldest_xmin,
+					  TransactionId freeze_cutoff, int *nkept)
+{
+	MinidbChainIter it;
+	MinidbVersionRef ref;
+	MinidbChainError err;
+	MinidbRecordHeader *rh = minidb_record_header(rec);
+	bool		damaged = false;
+	bool		keep[MINIDB_MAX_VERSIONS];
+	bool		floor_found = false;
+	bool		head_seen = false;
+	int			n = 0;
+
+	*nkept = 0;
+	if (!minidb_chain_iter_init(&it, rec, len, &err))
+		return len;
+	while (minidb_chain_iter_next(&it, &ref, &err, &damaged))
+	{
+		MinidbVersionHeader *vh = ref.vh;
+		bool		committed;
+
+		keep[n] = !floor_found && !minidb_xid_aborted(vh, InvalidBuffer);
+		if (keep[n])
+		{
+			committed = minidb_xid_committed(vh, InvalidBuffer);
+			floor_found = (vh->vh_flags & MINIDB_V_FROZEN) ||
+				(committed && TransactionIdPrecedes(vh->vh_xmin, oldest_xmin));
+			if (!head_seen && floor_found &&
+				(vh->vh_flags & MINIDB_V_NODATA_MASK))
+				return 0;		/* deleted or moved, and nobody can tell */
+			head_seen = true;
+			if (committed && TransactionIdPrecedes(vh->vh_xmin, freeze_cutoff))
+				vh->vh_flags |= MINIDB_V_FROZEN;
+			(*nkept)++;
+		}
+		n++;
+	}
+	if (damaged)
+		return len;
+	if (*nkept == 0)
+		return 0;				/* every version aborted */
+	rh->rh_locker = InvalidTransactionId;
+	rh->rh_lockmode = MINIDB_LOCK_NONE;
+	ItemPointerSetInvalid(&rh->rh_successor);
+	return *nkept == n ? len : minidb_record_prune(rec, len, keep);
+}

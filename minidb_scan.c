@@ -1,0 +1,944 @@
+/*-------------------------------------------------------------------------
+ *
+ * minidb_scan.c
+ *	  Reading minidb tables: sequential (serial and parallel), TID range,
+ *	  bitmap, sample and ANALYZE scans, and fetches by TID.
+ *
+ * Scans work a page at a time: under the page's share lock every visible
+ * version is materialized into a per-scan arena, the lock and pin are
+ * dropped, and the rows are handed out from the arena.  The arena is
+ * reused page after page, so a scan allocates nothing per row; a row stays
+ * valid in its slot until the scan moves on, as heap's do.
+ *
+ * Fetches by TID go through the page-view layer (btree_view.c) and
+ * materialize only the one visible version into a buffer owned by the
+ * fetch, reused from call to call.
+ *
+ * Copyright (c) 2026, minidb_am developers
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/htup_details.h"
+#include "access/tsmapi.h"
+#include "access/valid.h"
+#include "access/xact.h"
+#include "catalog/index.h"
+#include "executor/tuptable.h"
+#include "nodes/tidbitmap.h"
+#include "pgstat.h"
+#include "storage/bufmgr.h"
+#include "storage/predicate.h"
+#include "storage/procarray.h"
+#include "utils/memutils.h"
+#include "utils/snapmgr.h"
+
+#include "minidb_am.h"
+
+/* ----------------------------------------------------------------
+ * Collecting the visible rows of a page
+ * ----------------------------------------------------------------
+ */
+
+/* Make room for len more bytes in the arena */
+static char *
+arena_reserve(MinidbScanDesc scan, Size len)
+{
+	MinidbPageRows *rows = &scan->rows;
+	Size		need = rows->arena_used + MAXALIGN(len);
+
+	if (need > rows->arena_size)
+	{
+		Size		newsize = Max(need, Max(rows->arena_size * 2, 2 * BLCKSZ));
+
+		if (rows->arena == NULL)
+			rows->arena = MemoryContextAlloc(scan->cxt, newsize);
+		else
+			rows->arena = repalloc(rows->arena, newsize);
+		rows->arena_size = newsize;
+	}
+	return rows->arena + rows->arena_used;
+}
+
+static void
+rows_reset(MinidbPageRows *rows)
+{
+	rows->nrows = 0;
+	rows->next = 0;
+	rows->arena_used = 0;
+	rows->maxoff = InvalidOffsetNumber;
+}
+
+/* Append version v of the record at tid to the page's rows */
+static void
+rows_append(MinidbScanDesc scan, const MinidbVersionData *v,
+			TransactionId xmax, ItemPointer tid)
+{
+	MinidbPageRows *rows = &scan->rows;
+	Size		len = minidb_materialized_size(v);
+	char	   *dst = arena_reserve(scan, len);
+
+	minidb_write_tuple((HeapTupleHeader) dst, v, xmax, tid);
+	rows->offsets[rows->nrows] = ItemPointerGetOffsetNumber(tid);
+	rows->starts[rows->nrows] = rows->arena_used;
+	rows->lens[rows->nrows] = len;
+	rows->nrows++;
+	rows->arena_used += MAXALIGN(len);
+}
+
+/* If the record at off is visible to the scan's snapshot, keep its row */
+static void
+collect_record(MinidbScanDesc scan, Buffer buffer, Page page, OffsetNumber off)
+{
+	ItemId		lp = PageGetItemId(page, off);
+	ItemPointerData tid;
+	MinidbVersionRef ref;
+	MinidbVersionData v;
+	TransactionId xmax;
+	char	   *rec;
+
+	if (!ItemIdIsNormal(lp))
+		return;
+	rec = (char *) PageGetItem(page, lp);
+	ItemPointerSet(&tid, BufferGetBlockNumber(buffer), off);
+	if (minidb_find_visible(scan->base.rs_rd, &tid, rec, ItemIdGetLength(lp),
+							scan->base.rs_snapshot, buffer, &ref, &xmax) < 0)
+		return;
+	minidb_version_get(rec, &ref, &v);
+	rows_append(scan, &v, xmax, &tid);
+}
+
+/*
+ * Materialize the visible rows of block blkno into the arena: all of them,
+ * or those at offsets[0..noffsets-1] when offsets is given.
+ */
+static void
+collect_page(MinidbScanDesc scan, BlockNumber blkno,
+			 const OffsetNumber *offsets, int noffsets)
+{
+	Relation	rel = scan->base.rs_rd;
+	Buffer		buffer;
+	Page		page;
+	OffsetNumber maxoff;
+
+	rows_reset(&scan->rows);
+	buffer = ReadBufferExtended(rel, MAIN_FORKNUM, blkno, RBM_NORMAL,
+								scan->strategy);
+	LockBuffer(buffer, BUFFER_LOCK_SHARE);
+	minidb_page_check(rel, buffer);
+	page = BufferGetPage(buffer);
+	maxoff = PageIsNew(page) ? InvalidOffsetNumber :
+		PageGetMaxOffsetNumber(page);
+	scan->rows.maxoff = maxoff;
+
+	if (offsets == NULL)
+	{
+		for (OffsetNumber off = FirstOffsetNumber; off <= maxoff; off++)
+			collect_record(scan, buffer, page, off);
+	}
+	else
+	{
+		for (int i = 0; i < noffsets; i++)
+			if (offsets[i] <= maxoff)
+				collect_record(scan, buffer, page, offsets[i]);
+	}
+
+	LockBuffer(buffer, BUFFER_LOCK_UNLOCK);
+	ReleaseBuffer(buffer);
+	if (scan->base.rs_flags & SO_TYPE_SEQSCAN)
+		pgstat_count_heap_getnext(rel);
+}
+
+/* Hand out row i of the current page through slot */
+static void
+store_row(MinidbScanDesc scan, int i, TupleTableSlot *slot)
+{
+	MinidbPageRows *rows = &scan->rows;
+	HeapTuple	tuple = &scan->tuple;
+
+	tuple->t_data = (HeapTupleHeader) (rows->arena + rows->starts[i]);
+	tuple->t_len = rows->lens[i];
+	ItemPointerSet(&tuple->t_self, scan->cblock, rows->offsets[i]);
+	tuple->t_tableOid = RelationGetRelid(scan->base.rs_rd);
+	ExecStoreHeapTuple(tuple, slot, false);
+}
+
+/* ----------------------------------------------------------------
+ * Scan descriptors
+ * ----------------------------------------------------------------
+ */
+TableScanDesc
+minidb_scan_begin(Relation rel, Snapshot snapshot, int nkeys,
+				  struct ScanKeyData *key, ParallelTableScanDesc pscan,
+				  uint32 flags)
+{
+	MinidbScanDesc scan;
+
+	RelationIncrementReferenceCount(rel);
+
+	scan = (MinidbScanDesc) palloc0(sizeof(MinidbScanDescData));
+	scan->base.rs_rd = rel;
+	scan->base.rs_snapshot = snapshot;
+	scan->base.rs_nkeys = nkeys;
+	scan->base.rs_flags = flags;
+	scan->base.rs_parallel = pscan;
+	scan->cxt = CurrentMemoryContext;
+	scan->cbuf = InvalidBuffer;
+	scan->startblock = 0;
+	scan->numblocks = InvalidBlockNumber;
+
+	if (nkeys > 0)
+	{
+		scan->base.rs_key = (ScanKey) palloc(sizeof(ScanKeyData) * nkeys);
+		memcpy(scan->base.rs_key, key, sizeof(ScanKeyData) * nkeys);
+	}
+
+	if (pscan)
+		scan->nblocks = ((ParallelBlockTableScanDesc) pscan)->phs_nblocks;
+	else
+		scan->nblocks = RelationGetNumberOfBlocks(rel);
+
+	if ((flags & SO_ALLOW_STRAT) && scan->nblocks > (BlockNumber) NBuffers / 4)
+		scan->strategy = GetAccessStrategy(BAS_BULKREAD);
+
+	if (pscan)
+	{
+		scan->pworker = palloc(sizeof(ParallelBlockTableScanWorkerData));
+	}
+
+	if ((flags & SO_TYPE_SEQSCAN) && snapshot && IsMVCCSnapshot(snapshot))
+		PredicateLockRelation(rel, snapshot);
+
+	return (TableScanDesc) scan;
+}
+
+void
+minidb_scan_rescan(TableScanDesc sscan, struct ScanKeyData *key,
+				   bool set_params, bool allow_strat, bool allow_sync,
+				   bool allow_pagemode)
+{
+	MinidbScanDesc scan = (MinidbScanDesc) sscan;
+
+	if (set_params)
+	{
+		if (allow_strat)
+			scan->base.rs_flags |= SO_ALLOW_STRAT;
+		else
+			scan->base.rs_flags &= ~SO_ALLOW_STRAT;
+	}
+	if (key && scan->base.rs_nkeys > 0)
+		memcpy(scan->base.rs_key, key,
+			   sizeof(ScanKeyData) * scan->base.rs_nkeys);
+	if (!scan->base.rs_parallel)
+		scan->nblocks = RelationGetNumberOfBlocks(scan->base.rs_rd);
+	scan->inited = false;
+	scan->cblock = InvalidBlockNumber;
+	rows_reset(&scan->rows);
+}
+
+void
+minidb_scan_end(TableScanDesc sscan)
+{
+	MinidbScanDesc scan = (MinidbScanDesc) sscan;
+
+	if (BufferIsValid(scan->cbuf))
+		ReleaseBuffer(scan->cbuf);
+	if (scan->strategy)
+		FreeAccessStrategy(scan->strategy);
+	/* The arena may still back a slot the caller has not cleared: keep it */
+	RelationDecrementReferenceCount(scan->base.rs_rd);
+	if (scan->base.rs_flags & SO_TEMP_SNAPSHOT)
+		UnregisterSnapshot(scan->base.rs_snapshot);
+}
+
+/* ----------------------------------------------------------------
+ * Sequential and TID range scans
+ * ----------------------------------------------------------------
+ */
+
+/* The next block to read in direction, or InvalidBlockNumber at the end */
+static BlockNumber
+next_block(MinidbScanDesc scan, ScanDirection direction)
+{
+	Relation	rel = scan->base.rs_rd;
+	BlockNumber endblock;
+
+	if (scan->base.rs_parallel)
+	{
+		ParallelBlockTableScanDesc pbscan =
+			(ParallelBlockTableScanDesc) scan->base.rs_parallel;
+		ParallelBlockTableScanWorker pbscanwork = scan->pworker;
+
+		if (!scan->inited)
+			table_block_parallelscan_startblock_init(rel, pbscanwork, pbscan);
+		return table_block_parallelscan_nextpage(rel, pbscanwork, pbscan);
+	}
+
+	endblock = scan->numblocks == InvalidBlockNumber ? scan->nblocks :
+		Min(scan->nblocks, scan->startblock + scan->numblocks);
+	if (ScanDirectionIsBackward(direction))
+	{
+		if (!scan->inited)
+			return endblock > scan->startblock ? endblock - 1 : InvalidBlockNumber;
+		return scan->cblock > scan->startblock ? scan->cblock - 1 :
+			InvalidBlockNumber;
+	}
+	if (!scan->inited)
+		return scan->startblock < endblock ? scan->startblock : InvalidBlockNumber;
+	return scan->cblock + 1 < endblock ? scan->cblock + 1 : InvalidBlockNumber;
+}
+
+/*
+ * Step the scan to its next block and return it (InvalidBlockNumber at the
+ * end, which also rewinds the scan).  Index builds read pages this way.
+ */
+BlockNumber
+minidb_scan_advance_block(MinidbScanDesc scan, ScanDirection direction)
+{
+	BlockNumber blkno = next_block(scan, direction);
+
+	scan->inited = (blkno != InvalidBlockNumber);
+	scan->cblock = blkno;
+	return blkno;
+}
+
+/* Move to the next page with rows; false at the end of the scan */
+bool
+minidb_scan_next_page(MinidbScanDesc scan, ScanDirection direction)
+{
+	for (;;)
+	{
+		BlockNumber blkno = minidb_scan_advance_block(scan, direction);
+
+		if (blkno == InvalidBlockNumber)
+		{
+			rows_reset(&scan->rows);
+			return false;
+		}
+		collect_page(scan, blkno, NULL, 0);
+		if (scan->rows.nrows > 0)
+		{
+			scan->rows.next = ScanDirectionIsBackward(direction) ?
+				scan->rows.nrows - 1 : 0;
+			return true;
+		}
+	}
+}
+
+/* Does the row in slot pass the scan keys (catalog-style scans)? */
+static bool
+row_passes_keys(MinidbScanDesc scan)
+{
+	bool		result;
+
+	if (scan->base.rs_nkeys == 0)
+		return true;
+	HeapKeyTest(&scan->tuple, RelationGetDescr(scan->base.rs_rd),
+				scan->base.rs_nkeys, scan->base.rs_key, result);
+	return result;
+}
+
+static bool
+scan_next(MinidbScanDesc scan, ScanDirection direction, TupleTableSlot *slot)
+{
+	bool		backward = ScanDirectionIsBackward(direction);
+
+	for (;;)
+	{
+		MinidbPageRows *rows = &scan->rows;
+
+		if (!scan->inited || rows->next < 0 || rows->next >= rows->nrows)
+		{
+			if (!minidb_scan_next_page(scan, direction))
+			{
+				ExecClearTuple(slot);
+				return false;
+			}
+		}
+		store_row(scan, rows->next, slot);
+		rows->next += backward ? -1 : 1;
+		if (row_passes_keys(scan))
+			return true;
+	}
+}
+
+bool
+minidb_scan_getnextslot(TableScanDesc sscan, ScanDirection direction,
+						TupleTableSlot *slot)
+{
+	return scan_next((MinidbScanDesc) sscan, direction, slot);
+}
+
+void
+minidb_scan_set_tidrange(TableScanDesc sscan, ItemPointer mintid,
+						 ItemPointer maxtid)
+{
+	MinidbScanDesc scan = (MinidbScanDesc) sscan;
+	BlockNumber startblk = ItemPointerGetBlockNumberNoCheck(mintid);
+	BlockNumber endblk = ItemPointerGetBlockNumberNoCheck(maxtid);
+
+	scan->base.rs_mintid = *mintid;
+	scan->base.rs_maxtid = *maxtid;
+	if (ItemPointerCompare(mintid, maxtid) > 0 || startblk >= scan->nblocks)
+	{
+		scan->startblock = 0;
+		scan->numblocks = 0;
+		return;
+	}
+	scan->startblock = startblk;
+	scan->numblocks = Min(endblk, scan->nblocks - 1) - startblk + 1;
+}
+
+bool
+minidb_scan_getnextslot_tidrange(TableScanDesc sscan, ScanDirection direction,
+								 TupleTableSlot *slot)
+{
+	MinidbScanDesc scan = (MinidbScanDesc) sscan;
+
+	while (scan_next(scan, direction, slot))
+	{
+		if (ItemPointerCompare(&slot->tts_tid, &sscan->rs_mintid) < 0)
+		{
+			if (ScanDirectionIsBackward(direction))
+				break;
+			continue;
+		}
+		if (ItemPointerCompare(&slot->tts_tid, &sscan->rs_maxtid) > 0)
+		{
+			if (ScanDirectionIsForward(direction))
+				break;
+			continue;
+		}
+		return true;
+	}
+	ExecClearTuple(slot);
+	return false;
+}
+
+/* ----------------------------------------------------------------
+ * Bitmap heap scans
+ * ----------------------------------------------------------------
+ */
+bool
+minidb_scan_bitmap_next_block(TableScanDesc sscan,
+							  struct TBMIterateResult *tbmres)
+{
+	MinidbScanDesc scan = (MinidbScanDesc) sscan;
+
+	rows_reset(&scan->rows);
+	scan->cblock = tbmres->blockno;
+	if (tbmres->blockno >= scan->nblocks)
+		return false;
+	if (tbmres->ntuples >= 0)
+		collect_page(scan, tbmres->blockno, tbmres->offsets, tbmres->ntuples);
+	else
+		collect_page(scan, tbmres->blockno, NULL, 0);
+	return scan->rows.nrows > 0;
+}
+
+bool
+minidb_scan_bitmap_next_tuple(TableScanDesc sscan,
+							  struct TBMIterateResult *tbmres,
+							  TupleTableSlot *slot)
+{
+	MinidbScanDesc scan = (MinidbScanDesc) sscan;
+
+	if (scan->rows.next >= scan->rows.nrows)
+		return false;
+	store_row(scan, scan->rows.next++, slot);
+	pgstat_count_heap_fetch(sscan->rs_rd);
+	return true;
+}
+
+/* ----------------------------------------------------------------
+ * TABLESAMPLE
+ * ----------------------------------------------------------------
+ */
+bool
+minidb_scan_sample_next_block(TableScanDesc sscan,
+							  struct SampleScanState *scanstate)
+{
+	MinidbScanDesc scan = (MinidbScanDesc) sscan;
+	TsmRoutine *tsm = scanstate->tsmroutine;
+	BlockNumber blockno;
+
+	if (scan->nblocks == 0)
+		return false;
+	if (tsm->NextSampleBlock)
+		blockno = tsm->NextSampleBlock(scanstate, scan->nblocks);
+	else if (!scan->inited)
+		blockno = 0;
+	else
+		blockno = scan->cblock + 1 < scan->nblocks ? scan->cblock + 1 :
+			InvalidBlockNumber;
+
+	if (!BlockNumberIsValid(blockno))
+	{
+		scan->inited = false;
+		scan->cblock = InvalidBlockNumber;
+		rows_reset(&scan->rows);
+		return false;
+	}
+	scan->inited = true;
+	scan->cblock = blockno;
+	collect_page(scan, blockno, NULL, 0);
+
+	memset(scan->sample_visible, -1, sizeof(scan->sample_visible));
+	for (int i = 0; i < scan->rows.nrows; i++)
+		scan->sample_visible[scan->rows.offsets[i]] = i;
+	return true;
+}
+
+bool
+minidb_scan_sample_next_tuple(TableScanDesc sscan,
+							  struct SampleScanState *scanstate,
+							  TupleTableSlot *slot)
+{
+	MinidbScanDesc scan = (MinidbScanDesc) sscan;
+	TsmRoutine *tsm = scanstate->tsmroutine;
+	OffsetNumber maxoff = scan->rows.maxoff;
+
+	for (;;)
+	{
+		OffsetNumber off;
+
+		CHECK_FOR_INTERRUPTS();
+		off = tsm->NextSampleTuple(scanstate, scan->cblock, maxoff);
+		if (!OffsetNumberIsValid(off))
+		{
+			ExecClearTuple(slot);
+			return false;
+		}
+		if (off <= maxoff && scan->sample_visible[off] >= 0)
+		{
+			store_row(scan, scan->sample_visible[off], slot);
+			pgstat_count_heap_getnext(sscan->rs_rd);
+			return true;
+		}
+	}
+}
+
+/* ----------------------------------------------------------------
+ * ANALYZE
+ * ----------------------------------------------------------------
+ */
+bool
+minidb_scan_analyze_next_block(TableScanDesc sscan, BlockNumber blockno,
+							   BufferAccessStrategy bstrategy)
+{
+	MinidbScanDesc scan = (MinidbScanDesc) sscan;
+
+	scan->cblock = blockno;
+	scan->inited = false;		/* rows not collected yet */
+	scan->strategy = NULL;
+	scan->cbuf = ReadBufferExtended(sscan->rs_rd, MAIN_FORKNUM, blockno,
+									RBM_NORMAL, bstrategy);
+	return true;
+}
+
+/*
+ * Sort one record for ANALYZE: the row it holds for a sample (if any) and
+ * how many live and dead versions it counts for, by heap's rules: a row
+ * being updated or deleted by another transaction is still live, one being
+ * inserted is not yet; versions a newer committed one supersedes are dead.
+ */
+static void
+analyze_record(MinidbScanDesc scan, Buffer buffer, OffsetNumber off,
+			   char *rec, uint32 len)
+{
+	Relation	rel = scan->base.rs_rd;
+	MinidbChainIter it;
+	MinidbVersionRef ref;
+	MinidbChainError err;
+	bool		damaged = false;
+	bool		have_row = false;
+	bool		superseded = false;
+	ItemPointerData tid;
+
+	ItemPointerSet(&tid, BufferGetBlockNumber(buffer), off);
+	if (!minidb_chain_iter_init(&it, rec, len, &err))
+		minidb_report_corruption(rel, &tid, &err);
+	while (minidb_chain_iter_next(&it, &ref, &err, &damaged))
+	{
+		MinidbVersionHeader *vh = ref.vh;
+		bool		ours = TransactionIdIsCurrentTransactionId(vh->vh_xmin);
+		bool		running = !ours && TransactionIdIsInProgress(vh->vh_xmin);
+
+		if (minidb_xid_aborted(vh, buffer) || superseded)
+		{
+			scan->analyze_dead += 1;
+			continue;
+		}
+		if (running)
+			continue;			/* look at what it replaces */
+		superseded = true;
+		if (vh->vh_flags & MINIDB_V_NODATA_MASK)
+		{
+			if (!ours)
+				scan->analyze_dead += 1;
+			continue;
+		}
+		if (!have_row)
+		{
+			MinidbVersionData v;
+
+			minidb_version_get(rec, &ref, &v);
+			rows_append(scan, &v, InvalidTransactionId, &tid);
+			scan->analyze_live += 1;
+			have_row = true;
+		}
+	}
+	if (damaged)
+		minidb_report_corruption(rel, &tid, &err);
+}
+
+static void
+analyze_collect(MinidbScanDesc scan)
+{
+	Buffer		buffer = scan->cbuf;
+	Page		page = BufferGetPage(buffer);
+
+	rows_reset(&scan->rows);
+	scan->analyze_live = scan->analyze_dead = 0;
+	LockBuffer(buffer, BUFFER_LOCK_SHARE);
+	minidb_page_check(scan->base.rs_rd, buffer);
+	if (!PageIsNew(page))
+	{
+		OffsetNumber maxoff = PageGetMaxOffsetNumber(page);
+
+		for (OffsetNumber off = FirstOffsetNumber; off <= maxoff; off++)
+		{
+			ItemId		lp = PageGetItemId(page, off);
+
+			if (ItemIdIsDead(lp))
+				scan->analyze_dead += 1;
+			if (ItemIdIsNormal(lp))
+				analyze_record(scan, buffer, off, (char *) PageGetItem(page, lp),
+							   ItemIdGetLength(lp));
+		}
+	}
+	UnlockReleaseBuffer(buffer);
+	scan->cbuf = InvalidBuffer;
+	scan->inited = true;
+}
+
+bool
+minidb_scan_analyze_next_tuple(TableScanDesc sscan, TransactionId OldestXmin,
+							   double *liverows, double *deadrows,
+							   TupleTableSlot *slot)
+{
+	MinidbScanDesc scan = (MinidbScanDesc) sscan;
+
+	if (!scan->inited)
+	{
+		analyze_collect(scan);
+		*liverows += scan->analyze_live;
+		*deadrows += scan->analyze_dead;
+	}
+	if (scan->rows.next >= scan->rows.nrows)
+	{
+		ExecClearTuple(slot);
+		return false;
+	}
+	store_row(scan, scan->rows.next++, slot);
+	return true;
+}
+
+/* ----------------------------------------------------------------
+ * Fetching by TID
+ * ----------------------------------------------------------------
+ */
+typedef struct FetchState
+{
+	Relation	rel;
+	ItemPointer tid;
+	Snapshot	snapshot;
+	MinidbTupleBuf *buf;		/* reusable output, or NULL to palloc */
+	HeapTuple	result;
+	bool	   *all_dead;
+} FetchState;
+
+/* The view callback: find the visible version and materialize it */
+static void
+fetch_visible_cb(char *rec, uint32 len, Buffer buffer, void *arg)
+{
+	FetchState *fs = (FetchState *) arg;
+	MinidbVersionRef ref;
+	TransactionId xmax;
+	Oid			relid = RelationGetRelid(fs->rel);
+
+	if (minidb_find_visible(fs->rel, fs->tid, rec, len, fs->snapshot, buffer,
+							&ref, &xmax) < 0)
+	{
+		if (fs->all_dead)
+			*fs->all_dead = minidb_record_is_dead(rec, len,
+												  GlobalVisTestFor(fs->rel),
+												  buffer, NULL);
+		return;
+	}
+	if (fs->buf)
+		fs->result = minidb_materialize(fs->buf, rec, &ref, xmax, fs->tid,
+										relid);
+	else
+		fs->result = minidb_materialize_copy(rec, &ref, xmax, fs->tid, relid);
+}
+
+/* copy_lazy: copy the whole record out, then the fast walker */
+static void
+fetch_copy_lazy(FetchState *fs, Buffer *pin)
+{
+	MinidbViewStatus status;
+	uint32		len;
+	char	   *copy;
+
+	copy = minidb_copy_record(fs->rel, fs->tid, pin, CurrentMemoryContext,
+							  &len, &status);
+	if (copy == NULL)
+		return;
+	fetch_visible_cb(copy, len, InvalidBuffer, fs);
+	pfree(copy);
+}
+
+/* copy_eager: copy the whole record, decode every version, then pick */
+static void
+fetch_copy_eager(FetchState *fs, Buffer *pin)
+{
+	MinidbViewStatus status;
+	MinidbVersionData *versions;
+	MinidbChainError err;
+	MinidbVisArg va;
+	uint32		len;
+	char	   *copy;
+	int			n;
+	int			idx;
+
+	copy = minidb_copy_record(fs->rel, fs->tid, pin, CurrentMemoryContext,
+							  &len, &status);
+	if (copy == NULL)
+		return;
+	n = minidb_chain_decode_all(copy, len, &versions, &err);
+	if (n < 0)
+		minidb_report_corruption(fs->rel, fs->tid, &err);
+	minidb_vis_arg_init(&va, fs->snapshot, InvalidBuffer);
+	idx = minidb_chain_pick_visible(versions, n, va.fn, &va);
+	if (idx >= 0 && !(versions[idx].flags & MINIDB_V_NODATA_MASK))
+	{
+		TransactionId xmax = idx > 0 ? versions[idx - 1].xmin :
+			InvalidTransactionId;
+
+		fs->result = minidb_materialize_data(fs->buf, &versions[idx], xmax,
+											 fs->tid,
+											 RelationGetRelid(fs->rel));
+	}
+	for (int i = 0; i < n; i++)
+		if (versions[i].data)
+			pfree((void *) versions[i].data);
+	pfree(versions);
+	pfree(copy);
+}
+
+/*
+ * The visible version at tid through the configured read path.  The
+ * production path is view_lazy; the copy paths exist for the benchmark.
+ */
+static HeapTuple
+fetch_visible(FetchState *fs, Buffer *pin, MinidbReadPath path)
+{
+	fs->result = NULL;
+	if (fs->all_dead)
+		*fs->all_dead = false;
+	if (path == MINIDB_PATH_VIEW_LAZY || fs->buf == NULL)
+		minidb_view_record(fs->rel, fs->tid, pin, fetch_visible_cb, fs);
+	else if (path == MINIDB_PATH_COPY_LAZY)
+		fetch_copy_lazy(fs, pin);
+	else
+		fetch_copy_eager(fs, pin);
+	return fs->result;
+}
+
+struct IndexFetchTableData *
+minidb_index_fetch_begin(Relation rel)
+{
+	MinidbIndexFetchData *fetch = palloc0(sizeof(MinidbIndexFetchData));
+
+	fetch->base.rel = rel;
+	fetch->pin = InvalidBuffer;
+	minidb_tuplebuf_init(&fetch->buf, CurrentMemoryContext);
+	return &fetch->base;
+}
+
+void
+minidb_index_fetch_reset(struct IndexFetchTableData *data)
+{
+	MinidbIndexFetchData *fetch = (MinidbIndexFetchData *) data;
+
+	if (BufferIsValid(fetch->pin))
+		ReleaseBuffer(fetch->pin);
+	fetch->pin = InvalidBuffer;
+}
+
+void
+minidb_index_fetch_end(struct IndexFetchTableData *data)
+{
+	minidb_index_fetch_reset(data);
+	/* the tuple buffer may still back a slot: leave it to its context */
+}
+
+bool
+minidb_index_fetch_tuple(struct IndexFetchTableData *data, ItemPointer tid,
+						 Snapshot snapshot, TupleTableSlot *slot,
+						 bool *call_again, bool *all_dead)
+{
+	MinidbIndexFetchData *fetch = (MinidbIndexFetchData *) data;
+	FetchState	fs;
+	HeapTuple	tuple;
+
+	*call_again = false;		/* one record per TID: nothing more to find */
+	fs.rel = data->rel;
+	fs.tid = tid;
+	fs.snapshot = snapshot;
+	fs.buf = &fetch->buf;
+	fs.all_dead = all_dead;
+	tuple = fetch_visible(&fs, &fetch->pin, minidb_read_path);
+	if (tuple == NULL)
+		return false;
+	pgstat_count_heap_fetch(data->rel);
+	ExecStoreHeapTuple(tuple, slot, false);
+	return true;
+}
+
+bool
+minidb_fetch_row_version(Relation rel, ItemPointer tid, Snapshot snapshot,
+						 TupleTableSlot *slot)
+{
+	FetchState	fs;
+	Buffer		pin = InvalidBuffer;
+	HeapTuple	tuple;
+
+	fs.rel = rel;
+	fs.tid = tid;
+	fs.snapshot = snapshot;
+	fs.buf = NULL;
+	fs.all_dead = NULL;
+	tuple = fetch_visible(&fs, &pin, MINIDB_PATH_VIEW_LAZY);
+	if (BufferIsValid(pin))
+		ReleaseBuffer(pin);
+	if (tuple == NULL)
+		return false;
+	ExecStoreHeapTuple(tuple, slot, true);
+	return true;
+}
+
+bool
+minidb_tuple_tid_valid(TableScanDesc sscan, ItemPointer tid)
+{
+	MinidbScanDesc scan = (MinidbScanDesc) sscan;
+
+	return ItemPointerIsValid(tid) &&
+		ItemPointerGetBlockNumber(tid) < scan->nblocks;
+}
+
+/* Does the snapshot see the very version the slot holds? */
+typedef struct SatisfiesState
+{
+	Relation	rel;
+	ItemPointer tid;
+	Snapshot	snapshot;
+	HeapTupleHeader td;
+	bool		result;
+} SatisfiesState;
+
+static void
+satisfies_cb(char *rec, uint32 len, Buffer buffer, void *arg)
+{
+	SatisfiesState *ss = (SatisfiesState *) arg;
+	MinidbVersionRef ref;
+
+	if (minidb_find_visible(ss->rel, ss->tid, rec, len, ss->snapshot, buffer,
+							&ref, NULL) < 0)
+		return;
+	ss->result = ref.vh->vh_xmin == HeapTupleHeaderGetRawXmin(ss->td) &&
+		ref.vh->vh_cid == HeapTupleHeaderGetRawCommandId(ss->td);
+}
+
+bool
+minidb_tuple_satisfies_snapshot(Relation rel, TupleTableSlot *slot,
+								Snapshot snapshot)
+{
+	SatisfiesState ss;
+	HeapTuple	tuple;
+	bool		shouldFree;
+	Buffer		pin = InvalidBuffer;
+
+	tuple = ExecFetchSlotHeapTuple(slot, false, &shouldFree);
+	ss.rel = rel;
+	ss.tid = &slot->tts_tid;
+	ss.snapshot = snapshot;
+	ss.td = tuple->t_data;
+	ss.result = false;
+	minidb_view_record(rel, &slot->tts_tid, &pin, satisfies_cb, &ss);
+	if (BufferIsValid(pin))
+		ReleaseBuffer(pin);
+	if (shouldFree)
+		heap_freetuple(tuple);
+	return ss.result;
+}
+
+/* Follow "moved" markers to the newest version of a row */
+typedef struct LatestState
+{
+	Relation	rel;
+	ItemPointer tid;
+	Snapshot	snapshot;
+	bool		visible;
+	ItemPointerData next;
+} LatestState;
+
+static void
+latest_cb(char *rec, uint32 len, Buffer buffer, void *arg)
+{
+	LatestState *ls = (LatestState *) arg;
+	MinidbVersionRef ref;
+	MinidbRecordHeader *rh = minidb_record_header(rec);
+
+	ls->visible = minidb_find_visible(ls->rel, ls->tid, rec, len,
+									  ls->snapshot, buffer, &ref, NULL) >= 0;
+	ItemPointerSetInvalid(&ls->next);
+	if (minidb_effective_head(ls->rel, ls->tid, rec, len, buffer, &ref) >= 0 &&
+		(ref.vh->vh_flags & MINIDB_V_MOVED) &&
+		!(rh->rh_flags & MINIDB_REC_MOVED_PART))
+		ls->next = rh->rh_successor;
+}
+
+void
+minidb_get_latest_tid(TableScanDesc sscan, ItemPointer tid)
+{
+	MinidbScanDesc scan = (MinidbScanDesc) sscan;
+	ItemPointerData cur = *tid;
+	Buffer		pin = InvalidBuffer;
+
+	for (int hops = 0; hops < 1000; hops++)
+	{
+		LatestState ls;
+
+		if (!ItemPointerIsValid(&cur) ||
+			ItemPointerGetBlockNumber(&cur) >= scan->nblocks)
+			break;
+		ls.rel = sscan->rs_rd;
+		ls.tid = &cur;
+		ls.snapshot = sscan->rs_snapshot;
+		ls.visible = false;
+		ItemPointerSetInvalid(&ls.next);
+		if (minidb_view_record(sscan->rs_rd, &cur, &pin, latest_cb, &ls) !=
+			MINIDB_VIEW_OK)
+			break;
+		if (ls.visible)
+			*tid = cur;
+		if (!ItemPointerIsValid(&ls.next))
+			break;
+		cur = ls.next;
+	}
+	if (BufferIsValid(pin))
+		ReleaseBuffer(pin);
+}

@@ -1,0 +1,250 @@
+#!/bin/bash
+# ./run-tests.sh — build, install and run every test suite of minidb_am.
+#
+# Steps: Debian packages (scripts/deps.sh: installs them as root, otherwise
+# prints the apt-get line and stops), build with -Werror, the suites that
+# need no server (unit, fuzz, planted bug), make install, the private
+# cluster (scripts/cluster.sh), then pg_regress, isolation, pgTAP and Perl
+# TAP suites against it.
+#
+# Counting rule for the last line, "N passed, M failed":
+#   build            1 (make COPT=-Werror), install 1
+#   unit             one per TAP assertion ("ok N" / "not ok N")
+#   fuzz, plantedbug 1 each
+#   regress          one per sql/*.sql file (pg_regress "... ok|FAILED")
+#   isolation        one per specs/*.spec file
+#   pgtap            one per assertion in test/pgtap/*.sql
+#   tap              one per top-level assertion in t/*.pl
+# A suite whose runner fails without reporting a failed test (a crash, a
+# plan that came up short) adds one failure.  Exit status: 0 only when
+# nothing failed.
+#
+# Environment: FUZZ_SECONDS (60), PLANT_SECONDS (120), MINIDB_CLUSTER_DIR,
+# MINIDB_PORT (see scripts/cluster.sh), KEEP_WORK=1 keeps the work folder.
+#
+# The server suites run in a copy of the checkout owned by the postgres user
+# (pg_regress and the TAP tests write into the tree and PostgreSQL will not
+# run as root), under /tmp/minidb_am-tests.XXXXXX; it is removed on success.
+set -u
+
+REPO=$(cd "$(dirname "$0")" && pwd)
+cd "$REPO" || exit 1
+export FUZZ_SECONDS=${FUZZ_SECONDS:-60}
+export PLANT_SECONDS=${PLANT_SECONDS:-120}
+
+SUITES=()
+declare -A PASS FAIL NOTE
+TOTAL_PASS=0
+TOTAL_FAIL=0
+
+is_root() { [ "$(id -u)" -eq 0 ]; }
+
+as_pg() {
+    if is_root; then
+        runuser -u postgres -- "$@"
+    else
+        "$@"
+    fi
+}
+
+record() {    # record SUITE PASSED FAILED NOTE
+    SUITES+=("$1")
+    PASS[$1]=$2
+    FAIL[$1]=$3
+    NOTE[$1]=${4:-}
+    TOTAL_PASS=$((TOTAL_PASS + $2))
+    TOTAL_FAIL=$((TOTAL_FAIL + $3))
+}
+
+summary() {
+    echo
+    echo "==================== summary ===================="
+    printf '%-12s %7s %7s  %s\n' suite passed failed note
+    for s in "${SUITES[@]}"; do
+        printf '%-12s %7d %7d  %s\n' "$s" "${PASS[$s]}" "${FAIL[$s]}" "${NOTE[$s]}"
+    done
+    [ -n "${WORK:-}" ] && [ -d "$WORK" ] && echo "logs: $WORK"
+    echo "$TOTAL_PASS passed, $TOTAL_FAIL failed"
+}
+
+finish() {
+    summary
+    [ "$TOTAL_FAIL" -eq 0 ]
+    exit $?
+}
+
+# Count TAP lines of a log: sets P and F
+count_tap() {
+    P=$(grep -cE '^ok [0-9]+' "$1")
+    F=$(grep -cE '^not ok [0-9]+' "$1")
+}
+
+# Count pg_regress result lines of a log: sets P and F
+count_regress() {
+    P=$(grep -cE '\.\.\. +ok' "$1")
+    F=$(grep -cE '\.\.\. +(FAILED|failed)' "$1")
+}
+
+# One failure more when the runner failed but no test said so
+runner_failed() {    # runner_failed RC
+    if [ "$1" -ne 0 ] && [ "$F" -eq 0 ]; then
+        F=1
+        return 0
+    fi
+    return 1
+}
+
+section() { echo; echo "==== $* ===="; }
+
+WORK=$(mktemp -d /tmp/minidb_am-tests.XXXXXX)
+chmod 755 "$WORK"
+LOG=$WORK/logs
+mkdir -p "$LOG"
+
+# ---------------------------------------------------------------- deps
+section "deps"
+if ! scripts/deps.sh; then
+    record deps 0 1 "missing Debian packages (see above)"
+    finish
+fi
+
+# ---------------------------------------------------------------- build
+section "build (make COPT=-Werror)"
+if make COPT=-Werror >"$LOG/build.log" 2>&1; then
+    record build 1 0
+else
+    tail -30 "$LOG/build.log"
+    record build 0 1 "see $LOG/build.log"
+    finish
+fi
+
+# ---------------------------------------------------------------- unit
+section "unit (make unittest)"
+make unittest COPT=-Werror >"$LOG/unit.log" 2>&1
+rc=$?
+count_tap "$LOG/unit.log"
+grep -E '^not ok|^#' "$LOG/unit.log"
+runner_failed $rc && tail -5 "$LOG/unit.log"
+record unit "$P" "$F" "chain.c standalone, gcc"
+
+# ---------------------------------------------------------------- fuzz
+section "fuzz (make fuzz, ${FUZZ_SECONDS}s)"
+if make fuzz COPT=-Werror FUZZ_SECONDS="$FUZZ_SECONDS" >"$LOG/fuzz.log" 2>&1; then
+    record fuzz 1 0 "$(grep '^fuzz: ok' "$LOG/fuzz.log" | sed 's/^fuzz: ok, //')"
+else
+    tail -30 "$LOG/fuzz.log"
+    record fuzz 0 1 "see $LOG/fuzz.log and test/fuzz/work/fuzz/artifacts"
+fi
+
+# ---------------------------------------------------------------- planted bug
+section "plantedbug (make plantedbug, bound ${PLANT_SECONDS}s)"
+if make plantedbug COPT=-Werror PLANT_SECONDS="$PLANT_SECONDS" >"$LOG/plantedbug.log" 2>&1; then
+    grep '^plantedbug: ok' "$LOG/plantedbug.log"
+    record plantedbug 1 0 "$(grep -o 'caught in [0-9.]*s wall' "$LOG/plantedbug.log")"
+else
+    tail -30 "$LOG/plantedbug.log"
+    record plantedbug 0 1 "planted bug not caught, see $LOG/plantedbug.log"
+fi
+
+# ---------------------------------------------------------------- install
+section "install (make install)"
+if make install >"$LOG/install.log" 2>&1; then
+    record install 1 0
+else
+    tail -10 "$LOG/install.log"
+    is_root || echo "run-tests: installing needs root: sudo make install"
+    record install 0 1 "server suites skipped"
+    finish
+fi
+
+# ---------------------------------------------------------------- cluster
+section "private cluster"
+STARTED=0
+if ! scripts/cluster.sh status >/dev/null 2>&1; then
+    if ! scripts/cluster.sh start; then
+        record cluster 0 1 "cluster did not start; server suites skipped"
+        finish
+    fi
+    STARTED=1
+else
+    scripts/cluster.sh status
+fi
+stop_cluster() { [ "$STARTED" -eq 1 ] && scripts/cluster.sh stop >/dev/null 2>&1; }
+trap stop_cluster EXIT
+eval "$(scripts/cluster.sh env)"
+export PGHOST PGPORT PGUSER
+
+# The checkout, copied for the postgres user (built objects included)
+TREE=$WORK/tree
+mkdir -p "$TREE"
+tar -C "$REPO" --exclude=./.git --exclude=./.cluster --exclude=./test/fuzz/work \
+    -cf - . | tar -C "$TREE" -xf -
+is_root && chown -R postgres "$WORK"
+
+# ---------------------------------------------------------------- regress
+section "regress (pg_regress, sql/*.sql)"
+as_pg env PGHOST="$PGHOST" PGPORT="$PGPORT" PGUSER="$PGUSER" \
+    make -C "$TREE" regresscheck >"$LOG/regress.log" 2>&1
+rc=$?
+count_regress "$LOG/regress.log"
+grep -E '\.\.\. ' "$LOG/regress.log"
+if [ "$F" -gt 0 ] || [ $rc -ne 0 ]; then
+    [ -f "$TREE/regression.diffs" ] && head -60 "$TREE/regression.diffs"
+    runner_failed $rc && tail -10 "$LOG/regress.log"
+fi
+record regress "$P" "$F" "$( [ "$F" -gt 0 ] && echo "diffs: $TREE/regression.diffs")"
+
+# ---------------------------------------------------------------- isolation
+section "isolation (specs/*.spec)"
+if ls specs/*.spec >/dev/null 2>&1; then
+    as_pg env PGHOST="$PGHOST" PGPORT="$PGPORT" PGUSER="$PGUSER" \
+        make -C "$TREE" isolationcheck >"$LOG/isolation.log" 2>&1
+    rc=$?
+    count_regress "$LOG/isolation.log"
+    grep -E '\.\.\. ' "$LOG/isolation.log"
+    if [ "$F" -gt 0 ] || [ $rc -ne 0 ]; then
+        [ -f "$TREE/output_iso/regression.diffs" ] && head -60 "$TREE/output_iso/regression.diffs"
+        runner_failed $rc && tail -10 "$LOG/isolation.log"
+    fi
+    record isolation "$P" "$F" "$( [ "$F" -gt 0 ] && echo "diffs: $TREE/output_iso/regression.diffs")"
+else
+    record isolation 0 0 "no specs"
+fi
+
+# ---------------------------------------------------------------- pgTAP
+section "pgtap (pg_prove test/pgtap/*.sql)"
+if ls test/pgtap/*.sql >/dev/null 2>&1; then
+    DB=minidb_pgtap
+    {
+        psql -X -q -v ON_ERROR_STOP=1 -d postgres -c "DROP DATABASE IF EXISTS $DB" \
+            -c "CREATE DATABASE $DB" &&
+        psql -X -q -v ON_ERROR_STOP=1 -d "$DB" -c "CREATE EXTENSION pgtap" \
+            -c "CREATE EXTENSION minidb_am"
+    } >"$LOG/pgtap.log" 2>&1
+    (cd "$TREE" && pg_prove -v -d "$DB" test/pgtap/*.sql) >>"$LOG/pgtap.log" 2>&1
+    rc=$?
+    count_tap "$LOG/pgtap.log"
+    grep -E '^not ok|^#|^Result|^Files=|ERROR' "$LOG/pgtap.log"
+    runner_failed $rc && tail -15 "$LOG/pgtap.log"
+    record pgtap "$P" "$F" "$(ls test/pgtap/*.sql | wc -l) files"
+else
+    record pgtap 0 0 "no files"
+fi
+
+# ---------------------------------------------------------------- Perl TAP
+section "tap (t/*.pl)"
+if ls t/*.pl >/dev/null 2>&1; then
+    as_pg make -C "$TREE" tapcheck PROVE_FLAGS=-v >"$LOG/tap.log" 2>&1
+    rc=$?
+    count_tap "$LOG/tap.log"
+    grep -E '^not ok|^t/|^Result|^Files=|Dubious|Parse errors' "$LOG/tap.log"
+    runner_failed $rc && tail -15 "$LOG/tap.log"
+    record tap "$P" "$F" "$(ls t/*.pl | wc -l) files; logs in $TREE/tmp_check"
+else
+    record tap 0 0 "no t/*.pl"
+fi
+
+if [ "$TOTAL_FAIL" -eq 0 ] && [ "${KEEP_WORK:-0}" != 1 ]; then
+    rm -rf "$WORK"
+fi
+finish

@@ -1,0 +1,10 @@
+
+/* Introspection of a minidb table's records */
+
+CREATE FUNCTION minidb_chain(rel regclass, t tid)
+RETURNS TABLE("position" int, xmin xid, cid cid, flags text, len int,
+              visible bool)
+AS 'MODULE_PATHNAME', 'minidb_chain'
+LANGUAGE C STRICT VOLATILE;
+COMMENT ON FUNCTION minidb_chain(regclass, tid) IS
+'one row per version of the record at a TID, newest first (table owner or superuser)';

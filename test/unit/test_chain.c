@@ -1,0 +1,633 @@
+/*-------------------------------------------------------------------------
+ *
+ * test_chain.c
+ *	  Unit tests of chain.c, run outside the server (make unittest).
+ *
+ * Output is TAP: one "ok N - ..." or "not ok N - ..." line per assertion,
+ * then a plan line; the exit status is non-zero when any assertion failed.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres_fe.h"
+
+#include "chain_shim.h"
+#include "access/transam.h"
+#include "chain.h"
+
+static int	ntests = 0;
+static int	nfailed = 0;
+
+static bool
+ok(bool cond, const char *fmt,...) pg_attribute_printf(2, 3);
+
+static bool
+ok(bool cond, const char *fmt,...)
+{
+	va_list		ap;
+
+	ntests++;
+	if (!cond)
+		nfailed++;
+	printf("%sok %d - ", cond ? "" : "not ", ntests);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+	fflush(stdout);
+	return cond;
+}
+
+/* A record buffer: MAXALIGNed by malloc */
+typedef struct Buf
+{
+	char	   *p;
+	uint32		size;
+	uint32		len;
+} Buf;
+
+static Buf
+buf_new(uint32 size)
+{
+	Buf			b;
+
+	b.p = palloc0(size);
+	b.size = size;
+	b.len = 0;
+	return b;
+}
+
+/* Version i of our model chains: data "v<i>" padded to a length */
+static MinidbVersionData
+model_version(int i, char *space)
+{
+	MinidbVersionData v;
+	static const bits8 bitmap[2] = {0x05, 0x01};
+
+	memset(&v, 0, sizeof(v));
+	v.xmin = FirstNormalTransactionId + i;
+	v.cid = i % 7;
+	v.flags = MINIDB_V_XMIN_COMMITTED;
+	v.natts = 1;
+	snprintf(space, 64, "value-%d", i);
+	v.data = space;
+	v.datalen = strlen(space) % 2 ? (uint32) strlen(space) : (uint32) strlen(space) + 1;
+	if (i % 5 == 3)
+	{
+		/* a version with a null bitmap and 9 attributes */
+		v.flags |= MINIDB_V_HASNULL;
+		v.natts = 9;
+		v.bitmap = bitmap;
+	}
+	if (i % 11 == 10)
+	{
+		/* a tombstone in the middle of a chain (its delete aborted) */
+		v.flags = MINIDB_V_TOMBSTONE | MINIDB_V_XMIN_ABORTED;
+		v.natts = 0;
+		v.bitmap = NULL;
+		v.data = NULL;
+		v.datalen = 0;
+	}
+	return v;
+}
+
+static bool
+same_version(const MinidbVersionData *a, const MinidbVersionData *b)
+{
+	if (a->xmin != b->xmin || a->cid != b->cid || a->flags != b->flags ||
+		a->natts != b->natts || a->datalen != b->datalen)
+		return false;
+	if ((a->bitmap == NULL) != (b->bitmap == NULL))
+		return false;
+	if (a->bitmap &&
+		memcmp(a->bitmap, b->bitmap, MINIDB_BITMAPLEN(a->natts)) != 0)
+		return false;
+	return a->datalen == 0 || memcmp(a->data, b->data, a->datalen) == 0;
+}
+
+/* Does the record hold exactly model versions idx[0..n-1], newest first? */
+static bool
+record_matches(const char *rec, uint32 len, const int *idx, int n)
+{
+	MinidbVersionData *vs;
+	MinidbChainError err;
+	int			got = minidb_chain_decode_all(rec, len, &vs, &err);
+	bool		same = (got == n);
+	int			i;
+
+	if (got < 0)
+		printf("# decode_all: version %d, field %s: %s\n",
+			   err.version, err.field, err.detail);
+	for (i = 0; same && i < n; i++)
+	{
+		char		space[64];
+		MinidbVersionData m = model_version(idx[i], space);
+
+		same = same_version(&vs[i], &m);
+		if (!same)
+			printf("# version %d differs from model %d\n", i, idx[i]);
+	}
+	if (got > 0)
+		minidb_chain_free_all(vs, got);
+	return same;
+}
+
+/* Iterate with the fast walker's iterator; compare with decode_all */
+static bool
+iterator_matches_reference(char *rec, uint32 len)
+{
+	MinidbVersionData *vs;
+	MinidbChainError err;
+	MinidbChainIter it;
+	MinidbVersionRef ref;
+	bool		damaged;
+	int			n = minidb_chain_decode_all(rec, len, &vs, &err);
+	int			seen = 0;
+	bool		same = true;
+
+	if (n < 0 || !minidb_chain_iter_init(&it, rec, len, &err))
+		return false;
+	while (minidb_chain_iter_next(&it, &ref, &err, &damaged))
+	{
+		MinidbVersionData fv;
+
+		minidb_version_get(rec, &ref, &fv);
+		if (ref.index != seen || seen >= n || !same_version(&fv, &vs[seen]) ||
+			minidb_version_size(&vs[seen]) != ref.vh->vh_len)
+			same = false;
+		seen++;
+	}
+	minidb_chain_free_all(vs, n);
+	return same && !damaged && seen == n;
+}
+
+/* ---- visibility predicates ---- */
+
+typedef struct Cut
+{
+	int			nversions;
+	int			oldest_k;		/* sees the oldest k versions */
+	uint64		skip;			/* bit i%64: skip version i (aborted etc.) */
+} Cut;
+
+static bool
+cut_visible(MinidbVersionHeader *vh, int index, void *arg)
+{
+	Cut		   *c = (Cut *) arg;
+
+	if (c->skip & (UINT64CONST(1) << (index % 64)))
+		return false;
+	return index >= c->nversions - c->oldest_k;
+}
+
+static bool
+never_visible(MinidbVersionHeader *vh, int index, void *arg)
+{
+	(*(int *) arg)++;
+	return false;
+}
+
+static int
+reference_pick(const char *rec, uint32 len, Cut *c)
+{
+	MinidbVersionData *vs;
+	MinidbChainError err;
+	int			n = minidb_chain_decode_all(rec, len, &vs, &err);
+	int			r;
+
+	if (n < 0)
+		return -2;
+	r = minidb_chain_pick_visible(vs, n, cut_visible, c);
+	minidb_chain_free_all(vs, n);
+	return r;
+}
+
+/* Both walkers agree for every cut k = 0..n and a few skip masks */
+static bool
+walkers_agree_on_all_cuts(char *rec, uint32 len, int n)
+{
+	static const uint64 skips[] = {0, 0x1, 0x5555555555555555, UINT64CONST(0x8000000000000001), ~UINT64CONST(0)};
+	int			s;
+	int			k;
+
+	for (s = 0; s < lengthof(skips); s++)
+		for (k = 0; k <= n; k++)
+		{
+			Cut			c = {n, k, skips[s]};
+			MinidbVersionRef ref;
+			MinidbChainError err;
+			int			fast = minidb_chain_find_visible(rec, len, cut_visible, &c, &ref, &err);
+
+			if (fast != reference_pick(rec, len, &c))
+				return false;
+			if (fast >= 0 && ref.index != fast)
+				return false;
+		}
+	return true;
+}
+
+/* ---- tests ---- */
+
+static void
+test_build_one(void)
+{
+	Buf			b = buf_new(256);
+	char		space[64];
+	MinidbVersionData v = model_version(0, space);
+	MinidbChainError err;
+	int			idx[1] = {0};
+	MinidbRecordHeader *hdr;
+
+	b.len = minidb_record_build(b.p, b.size, &v);
+	hdr = minidb_record_header(b.p);
+	ok(b.len == MINIDB_RECORD_HDRSZ + minidb_version_size(&v),
+	   "build: length is header + version size (%u)", b.len);
+	ok(hdr->rh_format == MINIDB_FORMAT_CURRENT && hdr->rh_nversions == 1 &&
+	   hdr->rh_len == b.len && hdr->rh_lockmode == MINIDB_LOCK_NONE &&
+	   hdr->rh_locker == InvalidTransactionId &&
+	   !ItemPointerIsValid(&hdr->rh_successor),
+	   "build: record header fields");
+	ok(minidb_record_validate(b.p, b.len, &err), "build: record validates");
+	ok(record_matches(b.p, b.len, idx, 1), "build: reference walker returns the version");
+	ok(iterator_matches_reference(b.p, b.len), "build: iterator agrees with reference");
+	ok(walkers_agree_on_all_cuts(b.p, b.len, 1), "build: walkers agree on every cut");
+	pfree(b.p);
+}
+
+static void
+test_build_markers(void)
+{
+	Buf			b = buf_new(256);
+	MinidbVersionData v;
+	MinidbChainError err;
+	MinidbRecordHeader *hdr;
+	char		space[64];
+	MinidbVersionData d = model_version(1, space);
+
+	memset(&v, 0, sizeof(v));
+	v.xmin = 900;
+	v.flags = MINIDB_V_TOMBSTONE;
+	b.len = minidb_record_build(b.p, b.size, &d);
+	b.len = minidb_record_prepend(b.p, b.size, b.p, b.len, &v);
+	ok(minidb_record_validate(b.p, b.len, &err), "tombstone on top of a version validates");
+
+	v.flags = MINIDB_V_MOVED;
+	b.len = minidb_record_build(b.p, b.size, &d);
+	b.len = minidb_record_prepend(b.p, b.size, b.p, b.len, &v);
+	ok(!minidb_record_validate(b.p, b.len, &err) &&
+	   strcmp(err.field, "rh_successor") == 0,
+	   "moved head without successor is refused (rh_successor)");
+	hdr = minidb_record_header(b.p);
+	ItemPointerSet(&hdr->rh_successor, 7, 3);
+	ok(minidb_record_validate(b.p, b.len, &err), "moved head with successor validates");
+
+	v.flags = MINIDB_V_XMIN_COMMITTED;	/* a version without attributes */
+	b.len = minidb_record_build(b.p, b.size, &v);
+	ok(b.len == MINIDB_RECORD_HDRSZ + MINIDB_VERSION_HDRSZ &&
+	   minidb_record_validate(b.p, b.len, &err),
+	   "zero-attribute version (CREATE TABLE t ()) validates");
+	pfree(b.p);
+}
+
+static void
+test_prepend_long(void)
+{
+	const int	nmax = 1000;
+	Buf			b = buf_new(128 * 1024);
+	Buf			c = buf_new(128 * 1024);
+	int		   *idx = palloc(sizeof(int) * nmax);
+	char		space[64];
+	bool		all_valid = true;
+	bool		all_match = true;
+	bool		out_of_place_same = true;
+	int			n;
+
+	{
+		MinidbVersionData v = model_version(0, space);
+
+		b.len = minidb_record_build(b.p, b.size, &v);
+	}
+	for (n = 1; n < nmax; n++)
+	{
+		MinidbVersionData v = model_version(n, space);
+		MinidbChainError err;
+		uint32		want = minidb_record_prepend_size(b.len, &v);
+
+		/* out of place into c, in place in b: same bytes */
+		c.len = minidb_record_prepend(c.p, c.size, b.p, b.len, &v);
+		b.len = minidb_record_prepend(b.p, b.size, b.p, b.len, &v);
+		if (b.len != want || c.len != b.len || memcmp(b.p, c.p, b.len) != 0)
+			out_of_place_same = false;
+		if (!minidb_record_validate(b.p, b.len, &err))
+		{
+			printf("# %d versions: version %d, field %s: %s\n", n + 1,
+				   err.version, err.field, err.detail);
+			all_valid = false;
+		}
+		if (n % 97 == 0 || n == nmax - 1)
+		{
+			int			i;
+
+			for (i = 0; i <= n; i++)
+				idx[i] = n - i;
+			if (!record_matches(b.p, b.len, idx, n + 1))
+				all_match = false;
+		}
+	}
+	ok(all_valid, "prepend: every chain up to %d versions validates", nmax);
+	ok(out_of_place_same, "prepend: in place and out of place give the same bytes");
+	ok(all_match, "prepend: reference walker returns every version, newest first");
+	ok(minidb_record_header(b.p)->rh_nversions == nmax,
+	   "prepend: rh_nversions is %d", nmax);
+	ok(iterator_matches_reference(b.p, b.len),
+	   "prepend: iterator agrees with reference on %d versions", nmax);
+	ok(walkers_agree_on_all_cuts(b.p, b.len, nmax),
+	   "prepend: walkers agree on every cut of %d versions", nmax);
+	{
+		int			calls = 0;
+		MinidbChainError err;
+
+		ok(minidb_chain_find_visible(b.p, b.len, never_visible, &calls, NULL, &err) == -1 &&
+		   calls == nmax,
+		   "fast walker: nothing visible gives -1 after asking about all %d versions", nmax);
+	}
+	pfree(b.p);
+	pfree(c.p);
+	pfree(idx);
+}
+
+/* Build a chain of model versions n-1 .. 0 (newest = n-1) */
+static Buf
+chain_of(int n)
+{
+	Buf			b = buf_new(64 * 1024);
+	char		space[64];
+	MinidbVersionData v = model_version(0, space);
+	int			i;
+
+	b.len = minidb_record_build(b.p, b.size, &v);
+	for (i = 1; i < n; i++)
+	{
+		v = model_version(i, space);
+		b.len = minidb_record_prepend(b.p, b.size, b.p, b.len, &v);
+	}
+	return b;
+}
+
+static void
+test_prune(void)
+{
+	const int	n = 40;
+	static const char *names[] = {"keep every other", "keep head only",
+	"keep oldest only", "keep all", "drop head", "drop all"};
+	int			m;
+
+	for (m = 0; m < lengthof(names); m++)
+	{
+		Buf			b = chain_of(n);
+		bool		keep[40];
+		int			idx[40];
+		int			kept = 0;
+		int			i;
+		uint32		len;
+		MinidbChainError err;
+
+		for (i = 0; i < n; i++)
+		{
+			switch (m)
+			{
+				case 0:
+					keep[i] = (i % 2 == 0);
+					break;
+				case 1:
+					keep[i] = (i == 0);
+					break;
+				case 2:
+					keep[i] = (i == n - 1);
+					break;
+				case 3:
+					keep[i] = true;
+					break;
+				case 4:
+					keep[i] = (i != 0);
+					break;
+				default:
+					keep[i] = false;
+					break;
+			}
+			if (keep[i])
+				idx[kept++] = n - 1 - i;
+		}
+		len = minidb_record_prune(b.p, b.len, keep);
+		if (kept == 0)
+			ok(len == 0, "prune (%s): returns 0", names[m]);
+		else
+			ok(len > 0 && minidb_record_validate(b.p, len, &err) &&
+			   record_matches(b.p, len, idx, kept) &&
+			   minidb_record_header(b.p)->rh_nversions == kept,
+			   "prune (%s): %d versions left, valid, in order", names[m], kept);
+		pfree(b.p);
+	}
+}
+
+/* ---- validation errors ---- */
+
+typedef void (*Damage) (char *rec, uint32 *len);
+
+static MinidbVersionHeader *
+vh_at(char *rec, int index)
+{
+	MinidbChainIter it;
+	MinidbVersionRef ref;
+	MinidbChainError err;
+	bool		damaged;
+
+	minidb_chain_iter_init(&it, rec, minidb_record_header(rec)->rh_len, &err);
+	while (minidb_chain_iter_next(&it, &ref, &err, &damaged))
+		if (ref.index == index)
+			return ref.vh;
+	abort();
+}
+
+#define HDR(rec) minidb_record_header(rec)
+
+static void d_short(char *r, uint32 *len) { *len = MINIDB_RECORD_HDRSZ - 1; }
+static void d_format(char *r, uint32 *len) { HDR(r)->rh_format = 9; }
+static void d_rhflags(char *r, uint32 *len) { HDR(r)->rh_flags = 0x80; }
+static void d_rhlen(char *r, uint32 *len) { HDR(r)->rh_len += 8; }
+static void d_truncated(char *r, uint32 *len) { *len -= 3; HDR(r)->rh_len = *len; }
+static void d_zero_versions(char *r, uint32 *len) { HDR(r)->rh_nversions = 0; }
+static void d_many_versions(char *r, uint32 *len) { HDR(r)->rh_nversions = 60000; }
+static void d_unfit_versions(char *r, uint32 *len) { HDR(r)->rh_nversions = 5000; }
+static void d_more_versions(char *r, uint32 *len) { HDR(r)->rh_nversions += 1; }
+static void d_lockmode(char *r, uint32 *len) { HDR(r)->rh_lockmode = 9; HDR(r)->rh_locker = 5; }
+static void d_locker(char *r, uint32 *len) { HDR(r)->rh_lockmode = MINIDB_LOCK_SHARE; }
+static void d_vhlen_small(char *r, uint32 *len) { vh_at(r, 1)->vh_len = 3; }
+static void d_vhlen_past(char *r, uint32 *len) { vh_at(r, 3)->vh_len = 60000; }
+static void d_vhlen_longer(char *r, uint32 *len) { vh_at(r, 0)->vh_len += 8; }
+static void d_xmin(char *r, uint32 *len) { vh_at(r, 2)->vh_xmin = InvalidTransactionId; }
+static void d_vflags(char *r, uint32 *len) { vh_at(r, 1)->vh_flags |= 0x8000; }
+static void d_encoding(char *r, uint32 *len) { vh_at(r, 1)->vh_flags |= 0x0100; }
+static void d_commit_abort(char *r, uint32 *len) { vh_at(r, 2)->vh_flags |= MINIDB_V_XMIN_ABORTED; }
+static void d_frozen_abort(char *r, uint32 *len) { MinidbVersionHeader *vh = vh_at(r, 2); vh->vh_flags = (vh->vh_flags & ~MINIDB_V_HINT_MASK) | MINIDB_V_FROZEN | MINIDB_V_XMIN_ABORTED; }
+static void d_tomb_moved(char *r, uint32 *len) { vh_at(r, 1)->vh_flags |= MINIDB_V_MOVED; }
+static void d_moved_late(char *r, uint32 *len) { MinidbVersionHeader *vh = vh_at(r, 10); ItemPointerSet(&HDR(r)->rh_successor, 1, 1); vh->vh_flags = MINIDB_V_MOVED; }
+static void d_moved_nosucc(char *r, uint32 *len) { vh_at(r, 0)->vh_flags = MINIDB_V_MOVED; }
+static void d_reserved(char *r, uint32 *len) { vh_at(r, 4)->vh_reserved = 1; }
+static void d_marker_natts(char *r, uint32 *len) { vh_at(r, 1)->vh_natts = 1; }
+static void d_marker_flags(char *r, uint32 *len) { vh_at(r, 1)->vh_flags |= MINIDB_V_HASVARWIDTH; }
+static void d_marker_data(char *r, uint32 *len) { MinidbVersionHeader *vh = vh_at(r, 2); vh->vh_flags = MINIDB_V_TOMBSTONE; vh->vh_natts = 0; }
+static void d_natts(char *r, uint32 *len) { vh_at(r, 2)->vh_natts = 2000; }
+static void d_null_noatts(char *r, uint32 *len) { MinidbVersionHeader *vh = vh_at(r, 2); vh->vh_flags |= MINIDB_V_HASNULL; vh->vh_natts = 0; }
+static void d_hoff_align(char *r, uint32 *len) { vh_at(r, 2)->vh_hoff = 20; }
+static void d_hoff_canon(char *r, uint32 *len) { vh_at(r, 2)->vh_hoff = 24; }
+static void d_hoff_past(char *r, uint32 *len) { MinidbVersionHeader *vh = vh_at(r, 2); vh->vh_flags |= MINIDB_V_HASNULL; vh->vh_natts = 1600; vh->vh_hoff = 216; }
+static void d_trailing(char *r, uint32 *len) { *len += 8; HDR(r)->rh_len = *len; }
+
+typedef struct DamageCase
+{
+	const char *what;
+	Damage		damage;
+	int			version;
+	const char *field;
+	const char *detail;			/* a substring of the detail */
+} DamageCase;
+
+static const DamageCase damage_cases[] = {
+	{"record shorter than its header", d_short, -1, "rh_len", "shorter than the record header"},
+	{"unknown format", d_format, -1, "rh_format", "unknown record format 9"},
+	{"unknown record flag", d_rhflags, -1, "rh_flags", "unknown flag bits 0x80"},
+	{"rh_len disagrees with length", d_rhlen, -1, "rh_len", "header says"},
+	{"truncated tail", d_truncated, 11, "vh_len", "runs past record end"},
+	{"zero versions", d_zero_versions, -1, "rh_nversions", "at least one version"},
+	{"impossible count", d_many_versions, -1, "rh_nversions", "exceed the limit"},
+	{"count that cannot fit", d_unfit_versions, -1, "rh_nversions", "cannot fit"},
+	{"one version too many", d_more_versions, 12, "rh_nversions", "before version 12 of 13 begins"},
+	{"unknown lock mode", d_lockmode, -1, "rh_lockmode", "unknown lock mode 9"},
+	{"lock without locker", d_locker, -1, "rh_locker", "invalid locker"},
+	{"vh_len below header size", d_vhlen_small, 1, "vh_len", "shorter than the version header"},
+	{"garbled vh_len", d_vhlen_past, 3, "vh_len", "length 60000 at offset"},
+	{"vh_len too long by 8", d_vhlen_longer, 1, "vh_len", "shorter than the version header"},
+	{"invalid xmin", d_xmin, 2, "vh_xmin", "InvalidTransactionId"},
+	{"unknown version flag", d_vflags, 1, "vh_flags", "unknown flag bits 0x8000"},
+	{"unknown encoding", d_encoding, 1, "vh_flags", "unknown data encoding 1"},
+	{"committed and aborted", d_commit_abort, 2, "vh_flags", "both committed and aborted"},
+	{"frozen and aborted", d_frozen_abort, 2, "vh_flags", "both frozen and aborted"},
+	{"tombstone and moved", d_tomb_moved, 1, "vh_flags", "tombstone and a moved marker"},
+	{"moved below the head", d_moved_late, 10, "vh_flags", "only the newest version may be moved"},
+	{"moved head, no successor", d_moved_nosucc, 0, "rh_successor", "no valid successor"},
+	{"reserved byte", d_reserved, 4, "vh_reserved", "reserved byte is 1"},
+	{"marker with attributes", d_marker_natts, 1, "vh_natts", "carries no attributes"},
+	{"marker with data flags", d_marker_flags, 1, "vh_flags", "carries data flags 0x0040"},
+	{"marker with data bytes", d_marker_data, 2, "vh_len", "carries no data"},
+	{"too many attributes", d_natts, 2, "vh_natts", "2000 attributes exceed"},
+	{"null bitmap without attributes", d_null_noatts, 2, "vh_flags", "without attributes"},
+	{"vh_hoff not MAXALIGNed", d_hoff_align, 2, "vh_hoff", "not MAXALIGNed"},
+	{"vh_hoff not canonical", d_hoff_canon, 2, "vh_hoff", "expected 16"},
+	{"vh_hoff past version end", d_hoff_past, 2, "vh_hoff", "lies past the version end"},
+	{"trailing bytes", d_trailing, 11, "vh_len", "8 trailing bytes"},
+};
+
+static void
+test_damage(void)
+{
+	int			i;
+
+	for (i = 0; i < lengthof(damage_cases); i++)
+	{
+		const DamageCase *dc = &damage_cases[i];
+		Buf			b = chain_of(12);
+		MinidbChainError err;
+		MinidbChainError ferr;
+		MinidbVersionData *vs;
+		Cut			c = {12, 12, 0};	/* sees everything: head is visible */
+		uint32		len;
+		bool		valid;
+		int			fast;
+
+		dc->damage(b.p, &b.len);
+		len = b.len;
+		memset(&err, 0, sizeof(err));
+		valid = minidb_record_validate(b.p, len, &err);
+		if (!ok(!valid && err.version == dc->version &&
+				strcmp(err.field, dc->field) == 0 &&
+				strstr(err.detail, dc->detail) != NULL,
+				"validate: %s -> version %d, field \"%s\"", dc->what,
+				dc->version, dc->field))
+			printf("#   got valid=%d version %d field \"%s\": %s\n", valid,
+				   err.version, valid ? "" : err.field, valid ? "" : err.detail);
+		fast = minidb_chain_find_visible(b.p, len, cut_visible, &c, NULL, &ferr);
+		ok(fast == -2 && !valid && ferr.version == err.version &&
+		   strcmp(ferr.field, err.field) == 0 &&
+		   strcmp(ferr.detail, err.detail) == 0 &&
+		   minidb_chain_decode_all(b.p, len, &vs, &err) == -1 && vs == NULL,
+		   "fast walker and reference walker report the same damage: %s", dc->what);
+		pfree(b.p);
+	}
+}
+
+/* The fast walker keeps walking after a hit: damage past it still fails */
+static void
+test_tail_after_hit(void)
+{
+	Buf			b = chain_of(12);
+	Cut			c = {12, 12, 0};
+	MinidbChainError err;
+	MinidbVersionRef ref;
+
+	ok(minidb_chain_find_visible(b.p, b.len, cut_visible, &c, &ref, &err) == 0,
+	   "fast walker: head visible on an intact record");
+	d_trailing(b.p, &b.len);
+	ok(minidb_chain_find_visible(b.p, b.len, cut_visible, &c, &ref, &err) == -2 &&
+	   strstr(err.detail, "trailing") != NULL,
+	   "fast walker: head visible but tail damaged gives -2 (tail check)");
+	pfree(b.p);
+}
+
+/* Programming errors raise elog(ERROR) */
+static void
+test_programming_errors(void)
+{
+	Buf			b = buf_new(64);
+	char		space[64];
+	MinidbVersionData v = model_version(0, space);
+	char	   *big = palloc0(70000);
+	bool		caught;
+
+	MINIDB_SHIM_EXPECT_ERROR(caught, minidb_record_build(b.p, 8, &v));
+	ok(caught && strstr(minidb_shim_last_error, "output buffer") != NULL,
+	   "elog(ERROR) when the output buffer is too small");
+	v.data = big;
+	v.datalen = 70000;
+	MINIDB_SHIM_EXPECT_ERROR(caught, (void) minidb_record_build(b.p, b.size, &v));
+	ok(caught && strstr(minidb_shim_last_error, "exceeds the limit") != NULL,
+	   "elog(ERROR) for a version longer than a uint16 vh_len");
+	pfree(big);
+	pfree(b.p);
+
+	{
+		Buf			c = chain_of(2);
+
+		minidb_record_header(c.p)->rh_nversions = MINIDB_MAX_VERSIONS;
+		v = model_version(0, space);
+		MINIDB_SHIM_EXPECT_ERROR(caught, minidb_record_prepend(c.p, c.size, c.p, c.len, &v));
+		ok(caught && strstr(minidb_shim_last_error, "the limit") != NULL,
+		   "elog(ERROR) when prepending beyond MINIDB_MAX_VERSIONS");
+		pfree(c.p);
+	}
+}
+
+int
+main(void)
+{
+	test_build_one();
+	test_build_markers();
+	test_prepend_long();
+	test_prune();
+	test_damage();
+	test_tail_after_hit();
+	test_programming_errors();
+	printf("1..%d\n", ntests);
+	if (nfailed)
+		printf("# %d of %d unit tests failed\n", nfailed, ntests);
+	return nfailed ? 1 : 0;
+}
