@@ -15,7 +15,7 @@
 MODULE_big = minidb_am
 AM_OBJS = minidb_am.o minidb_visibility.o minidb_tuple.o btree_view.o minidb_page.o \
 	minidb_scan.o minidb_modify.o minidb_prune.o minidb_ddl.o minidb_vacuum.o \
-	minidb_funcs.o
+	minidb_funcs.o bench.o
 OBJS = chain.o minidb_chain_funcs.o $(AM_OBJS)
 
 EXTENSION = minidb_am
@@ -69,7 +69,7 @@ UNIT_BIN = test/unit/test_chain
 
 FUZZ_CC ?= clang
 FUZZ_CFLAGS = -g -O1 -fsanitize=fuzzer,address,undefined \
-	-fno-sanitize-recover=all -Wno-ignored-attributes
+	-fno-sanitize-recover=all -Wno-ignored-attributes -DMINIDB_CHECK_FAST_PATH
 FUZZ_BIN = test/fuzz/fuzz_chain
 FUZZ_PLANTED_BIN = test/fuzz/fuzz_chain_planted
 FUZZ_SECONDS ?= 60
@@ -78,7 +78,7 @@ SEEDGEN_BIN = test/fuzz/gen_seeds
 
 $(UNIT_BIN): test/unit/test_chain.c chain.c chain.h $(SHIM) $(SHIM_H)
 	$(UNIT_CC) -g -O1 $(STANDALONE_WARN) $(COPT) $(STANDALONE_CPPFLAGS) \
-		-o $@ test/unit/test_chain.c $(SHIM) chain.c
+		-DMINIDB_CHECK_FAST_PATH -o $@ test/unit/test_chain.c $(SHIM) chain.c
 
 $(FUZZ_BIN): test/fuzz/fuzz_chain.c chain.c chain.h $(SHIM) $(SHIM_H)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) $(STANDALONE_WARN) $(COPT) $(STANDALONE_CPPFLAGS) \

@@ -41,7 +41,11 @@
  * 16 bytes per version, so validate and the fast walker agree on exactly
  * which records are damaged and on the error they report.  What makes the
  * fast walker fast is what it does not do: it copies nothing and decodes no
- * attribute.
+ * attribute.  The common case (a data version with consistent hints) passes
+ * one branch-free test, version_plainly_valid; anything else goes through
+ * the detailed checks, which also choose the error.  Builds with
+ * -DMINIDB_CHECK_FAST_PATH (unit tests, fuzzer) run both and elog(ERROR)
+ * if the shortcut ever accepts what the detailed checks refuse.
  *
  * Copyright (c) 2026, minidb_am developers
  *
@@ -94,7 +98,7 @@ version_at(const char *rec, uint32 offset)
 	return (const MinidbVersionHeader *) (rec + offset);
 }
 
-static inline uint32
+static pg_attribute_always_inline uint32
 canonical_hoff(uint16 flags, uint16 natts)
 {
 	uint32		bitmaplen = (flags & MINIDB_V_HASNULL) ? MINIDB_BITMAPLEN(natts) : 0;
@@ -157,7 +161,7 @@ check_record_header(const char *rec, uint32 reclen, MinidbChainError *err)
 }
 
 /* Check vh_flags, alone and against the version's position */
-static bool
+static pg_attribute_always_inline bool
 check_version_flags(const char *rec, const MinidbVersionHeader *vh,
 					int index, MinidbChainError *err)
 {
@@ -190,7 +194,7 @@ check_version_flags(const char *rec, const MinidbVersionHeader *vh,
 }
 
 /* Check the shape of a version: attributes, bitmap, data offset, markers */
-static bool
+static pg_attribute_always_inline bool
 check_version_shape(const MinidbVersionHeader *vh, int index,
 					MinidbChainError *err)
 {
@@ -236,22 +240,39 @@ check_version_shape(const MinidbVersionHeader *vh, int index,
 }
 
 /*
- * Check version 'index' of a record whose header passed check_record_header,
- * starting at 'offset'.  Bounds first, so that no field is read unless the
- * whole version header lies inside the record.
+ * The common case in a few branch-free tests: a data version (no marker),
+ * hints consistent, known flags, canonical data offset, inside the record.
+ * True implies that every check below passes; false sends the version
+ * through them to find out what, if anything, is wrong.
  */
-static inline bool
-check_version(const char *rec, uint32 reclen, int index, uint32 offset,
-			  MinidbChainError *err)
+static pg_attribute_always_inline bool
+version_plainly_valid(const MinidbVersionHeader *vh, uint32 offset,
+					  uint32 reclen)
 {
-	const MinidbVersionHeader *vh;
+	const uint16 plain = MINIDB_V_HINT_MASK | MINIDB_V_DATA_FLAGS;
+	uint16		flags = vh->vh_flags;
+	uint32		len = vh->vh_len;
+	bool		ok;
 
-	if ((uint64) offset + MINIDB_VERSION_HDRSZ > reclen)
-		return set_error(err, index, "rh_nversions",
-						 "record ends at %u before version %d of %u begins",
-						 reclen, index,
-						 ((const MinidbRecordHeader *) rec)->rh_nversions);
-	vh = version_at(rec, offset);
+	ok = ((uint64) offset + len <= reclen);
+	ok &= (vh->vh_xmin != InvalidTransactionId);
+	ok &= ((flags & ~plain) == 0);
+	ok &= (!(flags & MINIDB_V_XMIN_ABORTED) ||
+		   !(flags & (MINIDB_V_XMIN_COMMITTED | MINIDB_V_FROZEN)));
+	ok &= (vh->vh_reserved == 0);
+	ok &= (vh->vh_natts <= MINIDB_MAX_NATTS);
+	ok &= (!(flags & MINIDB_V_HASNULL) || vh->vh_natts > 0);
+	ok &= (vh->vh_hoff == canonical_hoff(flags, vh->vh_natts));
+	ok &= (vh->vh_hoff <= len);
+	return ok;
+}
+
+/* Every check of one version, in the order that picks the error reported */
+static pg_attribute_always_inline bool
+check_version_detailed(const char *rec, uint32 reclen, int index,
+					   uint32 offset, const MinidbVersionHeader *vh,
+					   MinidbChainError *err)
+{
 	if (vh->vh_len < MINIDB_VERSION_HDRSZ)
 		return set_error(err, index, "vh_len",
 						 "length %u is shorter than the version header (%u bytes)",
@@ -266,6 +287,36 @@ check_version(const char *rec, uint32 reclen, int index, uint32 offset,
 	if (!check_version_flags(rec, vh, index, err))
 		return false;
 	return check_version_shape(vh, index, err);
+}
+
+/*
+ * Check version 'index' of a record whose header passed check_record_header,
+ * starting at 'offset'.  Bounds first, so that no field is read unless the
+ * whole version header lies inside the record.
+ */
+static pg_attribute_always_inline bool
+check_version(const char *rec, uint32 reclen, int index, uint32 offset,
+			  MinidbChainError *err)
+{
+	const MinidbVersionHeader *vh;
+
+	if ((uint64) offset + MINIDB_VERSION_HDRSZ > reclen)
+		return set_error(err, index, "rh_nversions",
+						 "record ends at %u before version %d of %u begins",
+						 reclen, index,
+						 ((const MinidbRecordHeader *) rec)->rh_nversions);
+	vh = version_at(rec, offset);
+#ifndef MINIDB_CHECK_FAST_PATH
+	if (likely(version_plainly_valid(vh, offset, reclen)))
+		return true;
+#else
+	/* fuzz builds: the shortcut must never accept what the checks refuse */
+	if (version_plainly_valid(vh, offset, reclen) &&
+		!check_version_detailed(rec, reclen, index, offset, vh, err))
+		elog(ERROR, "version_plainly_valid accepted version %d: field \"%s\": %s",
+			 index, err ? err->field : "?", err ? err->detail : "?");
+#endif
+	return check_version_detailed(rec, reclen, index, offset, vh, err);
 }
 
 /* The tail check: the last version ends exactly where the record ends */
@@ -600,16 +651,17 @@ minidb_chain_iter_init(MinidbChainIter *it, char *rec, uint32 reclen,
 /*
  * Step to the next version.  Returns true with *ref filled in; false at the
  * end of the chain (after the tail check) or on damage.  *damaged tells the
- * two apart.
+ * two apart.  Inlined into the fast walker so that the iterator's state
+ * stays in registers.
  */
-bool
-minidb_chain_iter_next(MinidbChainIter *it, MinidbVersionRef *ref,
-					   MinidbChainError *err, bool *damaged)
+static pg_attribute_always_inline bool
+chain_step(MinidbChainIter *it, MinidbVersionRef *ref,
+		   MinidbChainError *err, bool *damaged)
 {
 	uint32		offset;
 
 	*damaged = false;
-	if (it->nversions < 0)
+	if (unlikely(it->nversions < 0))
 	{
 		/* damage was reported by an earlier call */
 		*damaged = true;
@@ -624,7 +676,7 @@ minidb_chain_iter_next(MinidbChainIter *it, MinidbVersionRef *ref,
 	}
 
 	offset = MAXALIGN(it->offset);
-	if (!check_version(it->rec, it->reclen, it->index, offset, err))
+	if (unlikely(!check_version(it->rec, it->reclen, it->index, offset, err)))
 	{
 		*damaged = true;
 		it->nversions = -1;		/* stay damaged */
@@ -636,6 +688,13 @@ minidb_chain_iter_next(MinidbChainIter *it, MinidbVersionRef *ref,
 	it->offset = offset + ref->vh->vh_len;
 	it->index++;
 	return true;
+}
+
+bool
+minidb_chain_iter_next(MinidbChainIter *it, MinidbVersionRef *ref,
+					   MinidbChainError *err, bool *damaged)
+{
+	return chain_step(it, ref, err, damaged);
 }
 
 /*
@@ -657,7 +716,7 @@ minidb_chain_find_visible(char *rec, uint32 reclen, MinidbVisibleFn visible,
 
 	if (!minidb_chain_iter_init(&it, rec, reclen, err))
 		return -2;
-	while (minidb_chain_iter_next(&it, &cur, err, &damaged))
+	while (chain_step(&it, &cur, err, &damaged))
 	{
 		if (found < 0 && visible(cur.vh, cur.index, arg))
 		{

@@ -748,6 +748,37 @@ wait_or_fail(Relation rel, ItemPointer tid, TransactionId xid,
 }
 
 /*
+ * Is the record at tid (on a locked buffer) still the successor a "moved"
+ * marker created by prior_xmin pointed at?  Its oldest version was created
+ * by the same UPDATE; if VACUUM removed the row and the line pointer was
+ * reused, that no longer holds (heap's priorXmax check).
+ */
+static bool
+is_successor_of(Relation rel, Buffer buffer, ItemPointer tid,
+				TransactionId prior_xmin)
+{
+	MinidbChainIter it;
+	MinidbVersionRef ref;
+	MinidbChainError err;
+	TransactionId oldest = InvalidTransactionId;
+	bool		damaged = false;
+	uint32		len;
+	char	   *rec;
+
+	rec = minidb_page_get_record(rel, buffer, ItemPointerGetOffsetNumber(tid),
+								 &len);
+	if (rec == NULL)
+		return false;
+	if (!minidb_chain_iter_init(&it, rec, len, &err))
+		minidb_report_corruption(rel, tid, &err);
+	while (minidb_chain_iter_next(&it, &ref, &err, &damaged))
+		oldest = ref.vh->vh_xmin;
+	if (damaged)
+		minidb_report_corruption(rel, tid, &err);
+	return TransactionIdEquals(oldest, prior_xmin);
+}
+
+/*
  * Lock the row at *tid.  With TUPLE_LOCK_FLAG_FIND_LAST_VERSION, follow the
  * row to its newest version (in place, or through "moved" markers) and
  * lock that, updating *tid: this is what EvalPlanQual relies on.
@@ -760,17 +791,28 @@ minidb_tuple_lock(Relation rel, ItemPointer tid, Snapshot snapshot,
 {
 	bool		follow = (flags & TUPLE_LOCK_FLAG_FIND_LAST_VERSION) != 0;
 	TransactionId xid = GetCurrentTransactionId();
+	TransactionId prior_xmin = InvalidTransactionId;
 
 	tmfd->traversed = false;
 	for (;;)
 	{
-		Buffer		buffer = ReadBuffer(rel, ItemPointerGetBlockNumber(tid));
+		Buffer		buffer;
 		WriteCheck	wc;
 		HeapTuple	tuple;
 		uint32		len;
 		char	   *rec;
 
+		if (TransactionIdIsValid(prior_xmin) &&
+			ItemPointerGetBlockNumber(tid) >= RelationGetNumberOfBlocks(rel))
+			return TM_Deleted;	/* the successor is gone with its page */
+		buffer = ReadBuffer(rel, ItemPointerGetBlockNumber(tid));
 		LockBuffer(buffer, BUFFER_LOCK_EXCLUSIVE);
+		if (TransactionIdIsValid(prior_xmin) &&
+			!is_successor_of(rel, buffer, tid, prior_xmin))
+		{
+			UnlockReleaseBuffer(buffer);
+			return TM_Deleted;	/* the row we followed is gone */
+		}
 		rec = record_for_write(rel, buffer, tid, &len);
 		check_writable(rel, tid, rec, len, buffer, cid, snapshot,
 					   InvalidSnapshot, tmfd, &wc);
@@ -794,6 +836,7 @@ minidb_tuple_lock(Relation rel, ItemPointer tid, Snapshot snapshot,
 		{
 			UnlockReleaseBuffer(buffer);
 			*tid = tmfd->ctid;
+			prior_xmin = tmfd->xmax;
 			tmfd->traversed = true;
 			continue;
 		}

@@ -157,11 +157,28 @@ minidb_prune_page(Relation rel, Page page, GlobalVisState *vistest)
 }
 
 /*
+ * A recently dead "moved" head keeps its meaning for old snapshots (no row
+ * here) but its successor TID pointed into the old relation: turn it into
+ * a tombstone, which means the same to readers and points nowhere.
+ */
+static void
+forget_successor(char *rec)
+{
+	MinidbRecordHeader *rh = minidb_record_header(rec);
+	MinidbVersionHeader *head = (MinidbVersionHeader *) (rec + MINIDB_RECORD_HDRSZ);
+
+	if (head->vh_flags & MINIDB_V_MOVED)
+		head->vh_flags = (head->vh_flags & ~MINIDB_V_MOVED) | MINIDB_V_TOMBSTONE;
+	rh->rh_flags &= ~MINIDB_REC_MOVED_PART;
+	ItemPointerSetInvalid(&rh->rh_successor);
+}
+
+/*
  * Prepare a copy of a record for a table rewrite (CLUSTER, VACUUM FULL):
  * drop the versions no snapshot older than oldest_xmin can see, freeze
  * committed versions older than freeze_cutoff, forget the row locker (the
  * rewrite holds AccessExclusiveLock, so no locker is running) and the
- * successor TID, which points into the old relation.  Returns the new
+ * successor TID (see forget_successor).  Returns the new
  * length, or 0 when the record is dead to everyone.
  */
 uint32
@@ -206,8 +223,10 @@ minidb_rewrite_record(char *rec, uint32 len, TransactionId oldest_xmin,
 		return len;
 	if (*nkept == 0)
 		return 0;				/* every version aborted */
+	if (*nkept < n)
+		len = minidb_record_prune(rec, len, keep);
 	rh->rh_locker = InvalidTransactionId;
 	rh->rh_lockmode = MINIDB_LOCK_NONE;
-	ItemPointerSetInvalid(&rh->rh_successor);
-	return *nkept == n ? len : minidb_record_prune(rec, len, keep);
+	forget_successor(rec);
+	return len;
 }

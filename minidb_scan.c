@@ -731,10 +731,7 @@ fetch_copy_eager(FetchState *fs, Buffer *pin)
 											 fs->tid,
 											 RelationGetRelid(fs->rel));
 	}
-	for (int i = 0; i < n; i++)
-		if (versions[i].data)
-			pfree((void *) versions[i].data);
-	pfree(versions);
+	minidb_chain_free_all(versions, n);
 	pfree(copy);
 }
 
@@ -891,9 +888,31 @@ typedef struct LatestState
 	Relation	rel;
 	ItemPointer tid;
 	Snapshot	snapshot;
+	TransactionId prior_xmin;	/* the marker that led here, if any */
 	bool		visible;
+	bool		same_row;		/* this record continues that row */
 	ItemPointerData next;
+	TransactionId next_xmin;
 } LatestState;
+
+/* The xmin of a record's oldest version: the UPDATE that created it */
+static TransactionId
+record_origin_xmin(Relation rel, ItemPointer tid, char *rec, uint32 len)
+{
+	MinidbChainIter it;
+	MinidbVersionRef ref;
+	MinidbChainError err;
+	TransactionId oldest = InvalidTransactionId;
+	bool		damaged = false;
+
+	if (!minidb_chain_iter_init(&it, rec, len, &err))
+		minidb_report_corruption(rel, tid, &err);
+	while (minidb_chain_iter_next(&it, &ref, &err, &damaged))
+		oldest = ref.vh->vh_xmin;
+	if (damaged)
+		minidb_report_corruption(rel, tid, &err);
+	return oldest;
+}
 
 static void
 latest_cb(char *rec, uint32 len, Buffer buffer, void *arg)
@@ -902,13 +921,21 @@ latest_cb(char *rec, uint32 len, Buffer buffer, void *arg)
 	MinidbVersionRef ref;
 	MinidbRecordHeader *rh = minidb_record_header(rec);
 
+	ls->same_row = !TransactionIdIsValid(ls->prior_xmin) ||
+		TransactionIdEquals(record_origin_xmin(ls->rel, ls->tid, rec, len),
+							ls->prior_xmin);
+	if (!ls->same_row)
+		return;
 	ls->visible = minidb_find_visible(ls->rel, ls->tid, rec, len,
 									  ls->snapshot, buffer, &ref, NULL) >= 0;
 	ItemPointerSetInvalid(&ls->next);
 	if (minidb_effective_head(ls->rel, ls->tid, rec, len, buffer, &ref) >= 0 &&
 		(ref.vh->vh_flags & MINIDB_V_MOVED) &&
 		!(rh->rh_flags & MINIDB_REC_MOVED_PART))
+	{
 		ls->next = rh->rh_successor;
+		ls->next_xmin = ref.vh->vh_xmin;
+	}
 }
 
 void
@@ -917,6 +944,7 @@ minidb_get_latest_tid(TableScanDesc sscan, ItemPointer tid)
 	MinidbScanDesc scan = (MinidbScanDesc) sscan;
 	ItemPointerData cur = *tid;
 	Buffer		pin = InvalidBuffer;
+	TransactionId prior_xmin = InvalidTransactionId;
 
 	for (int hops = 0; hops < 1000; hops++)
 	{
@@ -928,16 +956,18 @@ minidb_get_latest_tid(TableScanDesc sscan, ItemPointer tid)
 		ls.rel = sscan->rs_rd;
 		ls.tid = &cur;
 		ls.snapshot = sscan->rs_snapshot;
+		ls.prior_xmin = prior_xmin;
 		ls.visible = false;
 		ItemPointerSetInvalid(&ls.next);
 		if (minidb_view_record(sscan->rs_rd, &cur, &pin, latest_cb, &ls) !=
-			MINIDB_VIEW_OK)
+			MINIDB_VIEW_OK || !ls.same_row)
 			break;
 		if (ls.visible)
 			*tid = cur;
 		if (!ItemPointerIsValid(&ls.next))
 			break;
 		cur = ls.next;
+		prior_xmin = ls.next_xmin;
 	}
 	if (BufferIsValid(pin))
 		ReleaseBuffer(pin);

@@ -31,10 +31,10 @@ SHAREDIR=$($PG_CONFIG --sharedir)
 
 is_root() { [ "$(id -u)" -eq 0 ]; }
 
-# Run a command as the cluster's owner
+# Run a command as the cluster's owner (from /, which postgres can enter)
 as_owner() {
     if is_root; then
-        runuser -u postgres -- "$@"
+        (cd / && runuser -u postgres -- "$@")
     else
         "$@"
     fi

@@ -1,0 +1,1395 @@
+/*-------------------------------------------------------------------------
+ *
+ * bench.c
+ *	  SQL-callable benchmarks: where does a read of a deep version chain
+ *	  spend its time, path by path, beside heap?
+ *
+ *	minidb_bench_chain_depth(depths, iterations, paths, include_heap)
+ *		ns, bytes and allocations per fetch by TID, for each chain depth,
+ *		each reader (newest, oldest), each minidb read path and heap
+ *	minidb_bench_chain_rows(depths, paths, include_heap)
+ *		the row each of those fetches returns (the regression test proves
+ *		with it that every path returns the same row)
+ *	minidb_bench_copy_vs_alloc(bytes, iterations)
+ *		copy into an existing buffer versus allocate 1 kB and copy
+ *	minidb_bench_ab(a, b, depth, reader, pairs, iterations)
+ *		two paths (or heap) alternately, ABBA, with the median and the
+ *		interquartile range of the per-pair ratio B/A and a verdict
+ *
+ * The chains are real.  A chain of depth d is one row, (1, 'v0'), inserted
+ * and then updated d-1 times ('v1', 'v2', ...), every version by its own
+ * committed transaction.  A function cannot commit, so the writes go
+ * through a dblink connection to the same database (a second backend, the
+ * "writer"); meanwhile this backend, inside the calling statement, holds
+ * snapshots that keep the removal horizon behind the whole chain:
+ *
+ *	1. writer: CREATE SCHEMA minidb_bench_<pid>; one table per (table AM,
+ *	   depth), (id int PRIMARY KEY, v text), fillfactor 50, autovacuum off;
+ *	   INSERT (1, 'v0'); commit.
+ *	2. here: the "oldest" snapshot (GetLatestSnapshot, registered).  It sees
+ *	   'v0' and none of the updates.
+ *	3. writer: for k = 1 .. depth-1, one transaction updating v to 'v<k>'
+ *	   in every table whose depth exceeds k; synchronous_commit = on, so
+ *	   that the first read may set hint bits as it would on a normal system.
+ *	4. here: the "newest" snapshot, registered.  It sees 'v<depth-1>'.
+ *
+ * The calling statement's own snapshot predates step 1, so this backend's
+ * xmin holds the horizon: no version can be pruned, on either table AM.
+ * v is not indexed and each table holds one row on a page with room, so
+ * minidb prepends every version in place (one record, same TID) and heap
+ * makes a HOT chain on the row's page.  Both are checked before anything
+ * is timed: minidb's record must hold depth versions, heap's HOT chain
+ * walked from the root on the page must be depth tuples long, and every
+ * reader must get the value its snapshot should see.  The writer drops
+ * its schema at the end.
+ *
+ * What is timed is the generic table-AM fetch by TID, table_index_fetch_tuple
+ * (what an index scan calls), with the row's original TID: for heap the
+ * root of the HOT chain, which heap walks forward from the oldest version;
+ * for minidb the record, read through the path that the minidb.read_path
+ * variable (minidb_read_path) selects, set around the timed loop.
+ *
+ * Measurement: warm-up fetches first (not counted); then the timed fetches
+ * in a few rounds, each timed as a whole with INSTR_TIME (clock_gettime),
+ * so the clock's cost is spread over thousands of fetches; ns/op is the
+ * median round.  Bytes and allocations per op are counted, not estimated:
+ * the fetch descriptor, the slot and everything allocated while fetching
+ * live in a dedicated AllocSet context whose method table is a copy of
+ * AllocSet's with alloc and realloc wrapped by counters (calls, requested
+ * bytes).  The copy paths palloc in CurrentMemoryContext, which is that
+ * context during the loop.  Allocations in other contexts would escape the
+ * count; the fetch paths make none.
+ *
+ * Privileges: EXECUTE is revoked from PUBLIC and granted to the role
+ * minidb_bench (created by the extension script); superusers may always
+ * call.  The functions are SECURITY DEFINER (owned by the superuser that
+ * created the extension) because dblink lets only superusers connect
+ * without a password; every statement the writer runs is built here from
+ * validated integers and fixed names.
+ *
+ * Copyright (c) 2026, minidb_am developers
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include <math.h>
+
+#include "access/htup_details.h"
+#include "access/table.h"
+#include "access/tableam.h"
+#include "catalog/pg_type.h"
+#include "executor/spi.h"
+#include "executor/tuptable.h"
+#include "fmgr.h"
+#include "funcapi.h"
+#include "miscadmin.h"
+#include "nodes/makefuncs.h"
+#include "nodes/memnodes.h"
+#include "port/atomics.h"
+#include "portability/instr_time.h"
+#include "postmaster/postmaster.h"
+#include "storage/bufmgr.h"
+#include "storage/bufpage.h"
+#include "storage/itemptr.h"
+#include "utils/array.h"
+#include "commands/dbcommands.h"
+#include "utils/builtins.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+#include "utils/snapmgr.h"
+#include "utils/tuplestore.h"
+#include "utils/varlena.h"
+
+#include "minidb_am.h"
+
+PG_FUNCTION_INFO_V1(minidb_bench_chain_depth);
+PG_FUNCTION_INFO_V1(minidb_bench_chain_rows);
+PG_FUNCTION_INFO_V1(minidb_bench_copy_vs_alloc);
+PG_FUNCTION_INFO_V1(minidb_bench_ab);
+
+/*
+ * Deepest chain: one 8 kB page must hold the whole chain for both table AMs
+ * (minidb: 16 + 24 bytes a version for this row; heap: 32 bytes a tuple plus
+ * a line pointer).  Deeper, minidb would move the row and heap would leave
+ * the page, and neither would be a chain of that depth any more.
+ */
+#define BENCH_MAX_DEPTH			200
+#define BENCH_MAX_PAIRS			1000
+#define BENCH_ROUNDS			5
+#define BENCH_MAX_COPY_BYTES	(1024 * 1024)
+#define BENCH_ALLOC_SIZE		1024
+#define BENCH_ALLOC_RESET_EVERY 1000
+
+/* What is read: a minidb read path, or heap's own fetch */
+#define BENCH_PATH_HEAP			(-1)
+
+typedef enum BenchReader
+{
+	BENCH_NEWEST,
+	BENCH_OLDEST
+} BenchReader;
+
+static const char *const reader_names[] = {"newest", "oldest"};
+
+/* ----------------------------------------------------------------
+ * Argument checks
+ * ----------------------------------------------------------------
+ */
+
+static const char *
+path_name(int path)
+{
+	switch (path)
+	{
+		case MINIDB_PATH_COPY_EAGER:
+			return "copy_eager";
+		case MINIDB_PATH_COPY_LAZY:
+			return "copy_lazy";
+		case MINIDB_PATH_VIEW_LAZY:
+			return "view_lazy";
+		case BENCH_PATH_HEAP:
+			return "heap";
+	}
+	return "?";
+}
+
+/* A read path by name; 'heap' only when allow_heap */
+static int
+parse_path(const char *name, bool allow_heap)
+{
+	if (strcmp(name, "copy_eager") == 0)
+		return MINIDB_PATH_COPY_EAGER;
+	if (strcmp(name, "copy_lazy") == 0)
+		return MINIDB_PATH_COPY_LAZY;
+	if (strcmp(name, "view_lazy") == 0)
+		return MINIDB_PATH_VIEW_LAZY;
+	if (allow_heap && strcmp(name, "heap") == 0)
+		return BENCH_PATH_HEAP;
+	ereport(ERROR,
+			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+			 errmsg("unknown read path \"%s\"", name),
+			 errhint(allow_heap ?
+					 "Valid values are copy_eager, copy_lazy, view_lazy and heap." :
+					 "Valid values are copy_eager, copy_lazy and view_lazy (heap is measured when include_heap is true).")));
+	return 0;					/* keep compiler quiet */
+}
+
+static BenchReader
+parse_reader(const char *name)
+{
+	if (strcmp(name, "newest") == 0)
+		return BENCH_NEWEST;
+	if (strcmp(name, "oldest") == 0)
+		return BENCH_OLDEST;
+	ereport(ERROR,
+			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+			 errmsg("unknown reader \"%s\"", name),
+			 errhint("Valid values are newest (a snapshot taken after the whole chain) and oldest (one taken before its first update).")));
+	return BENCH_NEWEST;		/* keep compiler quiet */
+}
+
+static void
+check_not_null(FunctionCallInfo fcinfo, int argno, const char *argname)
+{
+	if (PG_ARGISNULL(argno))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("%s must not be null", argname)));
+}
+
+static void
+check_depth(int depth)
+{
+	if (depth < 1 || depth > BENCH_MAX_DEPTH)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("chain depth %d is out of range", depth),
+				 errdetail("A depth is between 1 and %d versions: the whole chain must fit on one page for both table access methods.",
+						   BENCH_MAX_DEPTH)));
+}
+
+static void
+check_iterations(int iterations)
+{
+	if (iterations <= 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("iterations must be greater than zero, not %d",
+						iterations)));
+}
+
+/* The elements of a one-dimensional int4[] or text[] argument, no NULLs */
+static void
+array_elements(ArrayType *arr, Oid elemtype, const char *argname,
+			   Datum **elems, int *nelems)
+{
+	bool	   *nulls;
+	int16		typlen;
+	bool		typbyval;
+	char		typalign;
+
+	if (ARR_NDIM(arr) > 1)
+		ereport(ERROR,
+				(errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR),
+				 errmsg("%s must be a one-dimensional array", argname)));
+	get_typlenbyvalalign(elemtype, &typlen, &typbyval, &typalign);
+	deconstruct_array(arr, elemtype, typlen, typbyval, typalign,
+					  elems, &nulls, nelems);
+	for (int i = 0; i < *nelems; i++)
+		if (nulls[i])
+			ereport(ERROR,
+					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+					 errmsg("%s must not contain nulls", argname)));
+}
+
+/* depths[]: each in range, duplicates dropped, order kept */
+static int *
+parse_depths(ArrayType *arr, int *ndepths)
+{
+	Datum	   *elems;
+	int			n;
+	int		   *depths;
+	int			k = 0;
+
+	array_elements(arr, INT4OID, "depths", &elems, &n);
+	if (n == 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("depths must not be empty")));
+	depths = palloc(sizeof(int) * n);
+	for (int i = 0; i < n; i++)
+	{
+		int			d = DatumGetInt32(elems[i]);
+		bool		seen = false;
+
+		check_depth(d);
+		for (int j = 0; j < k; j++)
+			seen |= (depths[j] == d);
+		if (!seen)
+			depths[k++] = d;
+	}
+	*ndepths = k;
+	return depths;
+}
+
+/* paths[]: minidb read paths, duplicates dropped, order kept */
+static int *
+parse_paths(ArrayType *arr, int *npaths)
+{
+	Datum	   *elems;
+	int			n;
+	int		   *paths;
+	int			k = 0;
+
+	array_elements(arr, TEXTOID, "paths", &elems, &n);
+	paths = palloc(sizeof(int) * Max(n, 1));
+	for (int i = 0; i < n; i++)
+	{
+		char	   *name = TextDatumGetCString(elems[i]);
+		int			p = parse_path(name, false);
+		bool		seen = false;
+
+		for (int j = 0; j < k; j++)
+			seen |= (paths[j] == p);
+		if (!seen)
+			paths[k++] = p;
+	}
+	*npaths = k;
+	return paths;
+}
+
+/* ----------------------------------------------------------------
+ * Counting allocations
+ *
+ * A dedicated AllocSet context whose method table is a copy of AllocSet's
+ * with alloc and realloc wrapped: palloc, palloc0, MemoryContextAlloc and
+ * repalloc on chunks of this context all go through them.  pfree, reset
+ * and delete are AllocSet's own.  Bytes are the sizes requested (what the
+ * code asked for; the allocator rounds chunks up to a power of two).
+ * ----------------------------------------------------------------
+ */
+static const MemoryContextMethods *counting_orig;
+static MemoryContextMethods counting_methods;
+static uint64 counting_allocs;
+static uint64 counting_bytes;
+
+static void *
+counting_alloc(MemoryContext context, Size size)
+{
+	counting_allocs++;
+	counting_bytes += size;
+	return counting_orig->alloc(context, size);
+}
+
+static void *
+counting_realloc(MemoryContext context, void *pointer, Size size)
+{
+	counting_allocs++;
+	counting_bytes += size;
+	return counting_orig->realloc(context, pointer, size);
+}
+
+static MemoryContext
+counting_context_create(void)
+{
+	MemoryContext cxt = AllocSetContextCreate(CurrentMemoryContext,
+											  "minidb bench (counting)",
+											  ALLOCSET_DEFAULT_SIZES);
+
+	if (counting_orig == NULL)
+	{
+		counting_orig = cxt->methods;
+		counting_methods = *cxt->methods;
+		counting_methods.alloc = counting_alloc;
+		counting_methods.realloc = counting_realloc;
+	}
+	Assert(cxt->methods == counting_orig);
+	cxt->methods = &counting_methods;
+	return cxt;
+}
+
+/* ----------------------------------------------------------------
+ * The chains: written by a second backend through dblink
+ * ----------------------------------------------------------------
+ */
+typedef struct BenchChain
+{
+	bool		heap;			/* heap table, else minidb */
+	int			depth;
+	char		relname[NAMEDATALEN];
+	Relation	rel;			/* open (AccessShareLock) while measuring */
+	ItemPointerData tid;		/* the row's original TID (heap: the root) */
+	int			versions;		/* chain length found on the page */
+} BenchChain;
+
+typedef struct BenchEnv
+{
+	char		conname[NAMEDATALEN];	/* dblink connection name */
+	char		schema[NAMEDATALEN];	/* the writer's scratch schema */
+	char	   *dblink_nsp;		/* quoted schema of the dblink functions */
+	int			nchains;
+	BenchChain *chains;
+	Snapshot	snap[2];		/* [BENCH_NEWEST], [BENCH_OLDEST] */
+} BenchEnv;
+
+/* Run one query through SPI; returns the number of rows */
+static uint64
+spi_exec(const char *sql, int nargs, Oid *argtypes, Datum *values,
+		 bool read_only)
+{
+	int			rc;
+
+	rc = SPI_execute_with_args(sql, nargs, argtypes, values, NULL,
+							   read_only, 0);
+	if (rc < 0)
+		elog(ERROR, "SPI_execute_with_args failed (%d): %s", rc, sql);
+	return SPI_processed;
+}
+
+/* Execute sql in the writer's session: one transaction, committed */
+static void
+writer_exec(BenchEnv *env, const char *sql)
+{
+	char	   *q = psprintf("SELECT %s.dblink_exec($1, $2)", env->dblink_nsp);
+	Oid			types[2] = {TEXTOID, TEXTOID};
+	Datum		vals[2];
+
+	vals[0] = CStringGetTextDatum(env->conname);
+	vals[1] = CStringGetTextDatum(sql);
+	spi_exec(q, 2, types, vals, false);
+	pfree(q);
+}
+
+/* Append a conninfo keyword = 'value' pair */
+static void
+conninfo_add(StringInfo s, const char *key, const char *value)
+{
+	appendStringInfo(s, "%s%s='", s->len > 0 ? " " : "", key);
+	for (const char *p = value; *p; p++)
+	{
+		if (*p == '\'' || *p == '\\')
+			appendStringInfoChar(s, '\\');
+		appendStringInfoChar(s, *p);
+	}
+	appendStringInfoChar(s, '\'');
+}
+
+/*
+ * How the writer reaches this server and database: the first unix socket
+ * directory (else the loopback address), this server's port, this user.
+ */
+static char *
+writer_conninfo(void)
+{
+	StringInfoData s;
+	char	   *dirs = pstrdup(Unix_socket_directories ? Unix_socket_directories : "");
+	List	   *dirlist = NIL;
+	const char *host = "127.0.0.1";
+
+	if (SplitDirectoriesString(dirs, ',', &dirlist) && dirlist != NIL)
+		host = (const char *) linitial(dirlist);
+	initStringInfo(&s);
+	conninfo_add(&s, "host", host);
+	conninfo_add(&s, "port", psprintf("%d", PostPortNumber));
+	conninfo_add(&s, "dbname", get_database_name(MyDatabaseId));
+	conninfo_add(&s, "user", GetUserNameFromId(GetUserId(), false));
+	conninfo_add(&s, "application_name", "minidb_bench writer");
+	return s.data;
+}
+
+/* The writer connection, afresh (a failed earlier call may have left it) */
+static void
+writer_connect(BenchEnv *env)
+{
+	Oid			types[1] = {TEXTOID};
+	Datum		vals[2];
+	char	   *q;
+
+	if (spi_exec("SELECT quote_ident(n.nspname) FROM pg_catalog.pg_extension e"
+				 " JOIN pg_catalog.pg_namespace n ON n.oid = e.extnamespace"
+				 " WHERE e.extname = 'dblink'", 0, NULL, NULL, true) != 1)
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_OBJECT),
+				 errmsg("the chain-depth benchmarks need the dblink extension"),
+				 errdetail("Each version of a chain is written by its own committed transaction, through a dblink connection to this database, while this session's snapshot holds the removal horizon."),
+				 errhint("Run CREATE EXTENSION dblink in this database (it ships with PostgreSQL's contrib modules).")));
+	env->dblink_nsp = SPI_getvalue(SPI_tuptable->vals[0],
+								   SPI_tuptable->tupdesc, 1);
+	snprintf(env->conname, NAMEDATALEN, "minidb_bench_%d", MyProcPid);
+	snprintf(env->schema, NAMEDATALEN, "minidb_bench_%d", MyProcPid);
+
+	vals[0] = CStringGetTextDatum(env->conname);
+	q = psprintf("SELECT 1 WHERE $1 = ANY (%s.dblink_get_connections())",
+				 env->dblink_nsp);
+	if (spi_exec(q, 1, types, vals, true) > 0)
+	{
+		q = psprintf("SELECT %s.dblink_disconnect($1)", env->dblink_nsp);
+		spi_exec(q, 1, types, vals, false);
+	}
+
+	{
+		Oid			types2[2] = {TEXTOID, TEXTOID};
+
+		vals[1] = CStringGetTextDatum(writer_conninfo());
+		q = psprintf("SELECT %s.dblink_connect($1, $2)", env->dblink_nsp);
+		spi_exec(q, 2, types2, vals, false);
+	}
+}
+
+static void
+writer_disconnect(BenchEnv *env)
+{
+	Oid			types[1] = {TEXTOID};
+	Datum		vals[1];
+	char	   *q = psprintf("SELECT %s.dblink_disconnect($1)", env->dblink_nsp);
+
+	vals[0] = CStringGetTextDatum(env->conname);
+	spi_exec(q, 1, types, vals, false);
+}
+
+/* Register a fresh snapshot on the current resource owner */
+static Snapshot
+take_snapshot(void)
+{
+	return RegisterSnapshot(GetLatestSnapshot());
+}
+
+/* minidb: how many versions the record at tid holds */
+static void
+count_versions_cb(char *rec, uint32 len, Buffer buffer, void *arg)
+{
+	*(int *) arg = minidb_record_header(rec)->rh_nversions;
+}
+
+/* heap: the length of the HOT chain rooted at tid, walked on its page */
+static int
+heap_hot_chain_length(Relation rel, ItemPointer tid)
+{
+	BlockNumber blkno = ItemPointerGetBlockNumber(tid);
+	OffsetNumber off = ItemPointerGetOffsetNumber(tid);
+	Buffer		buffer = ReadBuffer(rel, blkno);
+	Page		page;
+	int			n = 0;
+
+	LockBuffer(buffer, BUFFER_LOCK_SHARE);
+	page = BufferGetPage(buffer);
+	while (n <= MaxHeapTuplesPerPage &&
+		   off >= FirstOffsetNumber && off <= PageGetMaxOffsetNumber(page))
+	{
+		ItemId		lp = PageGetItemId(page, off);
+		HeapTupleHeader htup;
+
+		if (ItemIdIsRedirected(lp))
+		{
+			off = ItemIdGetRedirect(lp);
+			continue;
+		}
+		if (!ItemIdIsNormal(lp))
+			break;
+		htup = (HeapTupleHeader) PageGetItem(page, lp);
+		n++;
+		if (!HeapTupleHeaderIsHotUpdated(htup) ||
+			ItemPointerGetBlockNumber(&htup->t_ctid) != blkno)
+			break;
+		off = ItemPointerGetOffsetNumber(&htup->t_ctid);
+	}
+	UnlockReleaseBuffer(buffer);
+	return n;
+}
+
+/*
+ * Build the chains (minidb and/or heap, for each depth) and the two
+ * snapshots, and open the tables.  SPI must be connected.
+ */
+static void
+bench_env_setup(BenchEnv *env, const int *depths, int ndepths,
+				bool want_minidb, bool want_heap)
+{
+	StringInfoData sql;
+	int			maxdepth = 0;
+	int			n = 0;
+
+	memset(env, 0, sizeof(*env));
+	env->chains = palloc0(sizeof(BenchChain) * ndepths * 2);
+	for (int i = 0; i < ndepths; i++)
+	{
+		for (int h = 0; h < 2; h++)
+		{
+			BenchChain *c;
+
+			if ((h == 0 && !want_minidb) || (h == 1 && !want_heap))
+				continue;
+			c = &env->chains[n++];
+			c->heap = (h == 1);
+			c->depth = depths[i];
+			snprintf(c->relname, NAMEDATALEN, "%s_d%d",
+					 c->heap ? "heap" : "minidb", c->depth);
+		}
+		maxdepth = Max(maxdepth, depths[i]);
+	}
+	env->nchains = n;
+
+	writer_connect(env);
+	initStringInfo(&sql);
+	appendStringInfo(&sql,
+					 "SET synchronous_commit = on;"
+					 " DROP SCHEMA IF EXISTS %s CASCADE; CREATE SCHEMA %s",
+					 env->schema, env->schema);
+	writer_exec(env, sql.data);
+
+	/* 1. the tables and their rows, committed */
+	resetStringInfo(&sql);
+	for (int i = 0; i < n; i++)
+	{
+		BenchChain *c = &env->chains[i];
+
+		appendStringInfo(&sql,
+						 "CREATE TABLE %s.%s (id int PRIMARY KEY, v text) USING %s"
+						 " WITH (fillfactor = 50, autovacuum_enabled = false);"
+						 " INSERT INTO %s.%s VALUES (1, 'v0');",
+						 env->schema, c->relname, c->heap ? "heap" : "minidb",
+						 env->schema, c->relname);
+	}
+	writer_exec(env, sql.data);
+
+	/*
+	 * Where the rows landed: the TIDs every read below starts from.  Asked
+	 * of the writer, whose snapshot sees its own commits whatever this
+	 * transaction's isolation level.
+	 */
+	for (int i = 0; i < n; i++)
+	{
+		BenchChain *c = &env->chains[i];
+		char	   *q;
+		char	   *remote;
+		bool		isnull;
+		Datum		d;
+		Oid			types[2] = {TEXTOID, TEXTOID};
+		Datum		vals[2];
+
+		remote = psprintf("SELECT ctid::text FROM %s.%s WHERE id = 1",
+						  env->schema, c->relname);
+		q = psprintf("SELECT t::pg_catalog.tid FROM %s.dblink($1, $2) AS r(t text)",
+					 env->dblink_nsp);
+		vals[0] = CStringGetTextDatum(env->conname);
+		vals[1] = CStringGetTextDatum(remote);
+		if (spi_exec(q, 2, types, vals, false) != 1)
+			elog(ERROR, "minidb bench: the row of %s.%s is missing",
+				 env->schema, c->relname);
+		d = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1,
+						  &isnull);
+		c->tid = *(ItemPointer) DatumGetPointer(d);
+	}
+
+	/* 2. the oldest reader's snapshot: before every update */
+	env->snap[BENCH_OLDEST] = take_snapshot();
+
+	/* 3. one committed transaction per version */
+	for (int k = 1; k < maxdepth; k++)
+	{
+		resetStringInfo(&sql);
+		for (int i = 0; i < n; i++)
+		{
+			BenchChain *c = &env->chains[i];
+
+			if (c->depth > k)
+				appendStringInfo(&sql,
+								 "UPDATE %s.%s SET v = 'v%d' WHERE id = 1;",
+								 env->schema, c->relname, k);
+		}
+		writer_exec(env, sql.data);
+		CHECK_FOR_INTERRUPTS();
+	}
+
+	/* 4. the newest reader's snapshot */
+	env->snap[BENCH_NEWEST] = take_snapshot();
+
+	/* open the tables and check that each chain is what it claims */
+	for (int i = 0; i < n; i++)
+	{
+		BenchChain *c = &env->chains[i];
+
+		c->rel = table_openrv(makeRangeVar(env->schema, c->relname, -1),
+							  AccessShareLock);
+		if (c->heap)
+			c->versions = heap_hot_chain_length(c->rel, &c->tid);
+		else
+		{
+			Buffer		pin = InvalidBuffer;
+
+			c->versions = 0;
+			minidb_view_record(c->rel, &c->tid, &pin, count_versions_cb,
+							   &c->versions);
+			if (BufferIsValid(pin))
+				ReleaseBuffer(pin);
+		}
+		if (c->versions != c->depth)
+			ereport(ERROR,
+					(errcode(ERRCODE_INTERNAL_ERROR),
+					 errmsg("minidb bench: the %s chain of depth %d has %d versions at TID (%u,%u)",
+							c->heap ? "heap HOT" : "minidb", c->depth,
+							c->versions,
+							ItemPointerGetBlockNumber(&c->tid),
+							ItemPointerGetOffsetNumber(&c->tid)),
+					 errdetail(c->heap ?
+							   "Every update should have been a HOT update on the row's page." :
+							   "Every update should have prepended a version in place.")));
+	}
+	pfree(sql.data);
+}
+
+/* Close the tables, drop the writer's schema, disconnect */
+static void
+bench_env_teardown(BenchEnv *env)
+{
+	char	   *sql;
+
+	for (int i = 0; i < env->nchains; i++)
+		if (env->chains[i].rel)
+		{
+			/* releases the lock: the writer is about to drop the table */
+			table_close(env->chains[i].rel, AccessShareLock);
+			env->chains[i].rel = NULL;
+		}
+	for (int r = 0; r < 2; r++)
+		if (env->snap[r])
+		{
+			UnregisterSnapshot(env->snap[r]);
+			env->snap[r] = NULL;
+		}
+	sql = psprintf("DROP SCHEMA IF EXISTS %s CASCADE", env->schema);
+	writer_exec(env, sql);
+	writer_disconnect(env);
+}
+
+static BenchChain *
+find_chain(BenchEnv *env, bool heap, int depth)
+{
+	for (int i = 0; i < env->nchains; i++)
+		if (env->chains[i].heap == heap && env->chains[i].depth == depth)
+			return &env->chains[i];
+	elog(ERROR, "minidb bench: no %s chain of depth %d",
+		 heap ? "heap" : "minidb", depth);
+	return NULL;
+}
+
+/* ----------------------------------------------------------------
+ * Fetching and timing
+ * ----------------------------------------------------------------
+ */
+typedef struct BenchResult
+{
+	int64		iterations;		/* timed fetches */
+	double		ns_per_op;		/* median of the rounds */
+	double		bytes_per_op;
+	double		allocs_per_op;
+} BenchResult;
+
+/* The value of v this reader must see in a chain of this depth */
+static char *
+expected_value(int depth, BenchReader reader)
+{
+	return psprintf("v%d", reader == BENCH_NEWEST ? depth - 1 : 0);
+}
+
+/*
+ * One fetch by TID, as an index scan makes it.  Heap's fetch overwrites the
+ * TID it is given with the TID of the version it found in the HOT chain
+ * (as index scans expect: xs_heaptid is refilled for every index entry),
+ * so every fetch starts from a fresh copy of the root TID.
+ */
+static inline void
+fetch_once(IndexFetchTableData *fetch, BenchChain *c, Snapshot snap,
+		   TupleTableSlot *slot)
+{
+	ItemPointerData tid = c->tid;
+	bool		call_again = false;
+	bool		all_dead = false;
+
+	if (!table_index_fetch_tuple(fetch, &tid, snap, slot, &call_again,
+								 &all_dead))
+		elog(ERROR, "minidb bench: no visible row at TID (%u,%u) of \"%s\"",
+			 ItemPointerGetBlockNumber(&c->tid),
+			 ItemPointerGetOffsetNumber(&c->tid), c->relname);
+}
+
+/* Check the row in slot: id 1, v as the reader must see it */
+static void
+check_row(TupleTableSlot *slot, BenchChain *c, BenchReader reader, int path)
+{
+	bool		isnull;
+	Datum		d;
+	char	   *want = expected_value(c->depth, reader);
+	char	   *got;
+
+	d = slot_getattr(slot, 2, &isnull);
+	got = isnull ? "NULL" : TextDatumGetCString(d);
+	if (DatumGetInt32(slot_getattr(slot, 1, &isnull)) != 1 ||
+		strcmp(got, want) != 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INTERNAL_ERROR),
+				 errmsg("minidb bench: %s reader of the %s chain of depth %d read \"%s\" through %s, expected \"%s\"",
+						reader_names[reader], c->heap ? "heap" : "minidb",
+						c->depth, got, path_name(path), want)));
+}
+
+/* What a fetch returned, for minidb_bench_chain_rows */
+typedef struct BenchRow
+{
+	ItemPointerData tid;		/* as the slot reports it */
+	int32		id;
+	char	   *v;
+	TransactionId xmin;
+} BenchRow;
+
+static void
+describe_row(TupleTableSlot *slot, BenchRow *row, MemoryContext cxt)
+{
+	bool		isnull;
+	Datum		d;
+
+	row->tid = slot->tts_tid;
+	row->id = DatumGetInt32(slot_getattr(slot, 1, &isnull));
+	d = slot_getattr(slot, 2, &isnull);
+	row->v = isnull ? NULL : MemoryContextStrdup(cxt, TextDatumGetCString(d));
+	d = slot_getsysattr(slot, MinTransactionIdAttributeNumber, &isnull);
+	row->xmin = isnull ? InvalidTransactionId : DatumGetTransactionId(d);
+}
+
+static int
+cmp_double(const void *a, const void *b)
+{
+	double		x = *(const double *) a;
+	double		y = *(const double *) b;
+
+	return (x > y) - (x < y);
+}
+
+/*
+ * The loops of measure(), in the counting context with minidb_read_path
+ * set: warmup fetches first (the first one checked), then iterations timed
+ * fetches in rounds; round_ns[r] gets each round's ns per fetch.
+ */
+static void
+measure_loop(BenchChain *c, Snapshot snap, BenchReader reader, int path,
+			 int64 iterations, int64 warmup, int rounds, double *round_ns,
+			 BenchResult *res, BenchRow *row, MemoryContext rowcxt)
+{
+	TupleTableSlot *slot = table_slot_create(c->rel, NULL);
+	IndexFetchTableData *fetch = table_index_fetch_begin(c->rel);
+	uint64		allocs0;
+	uint64		bytes0;
+	int64		done = 0;
+
+	/* warm-up: not timed, not counted; the first row is checked */
+	fetch_once(fetch, c, snap, slot);
+	check_row(slot, c, reader, path);
+	if (row)
+		describe_row(slot, row, rowcxt);
+	for (int64 i = 1; i < warmup; i++)
+	{
+		fetch_once(fetch, c, snap, slot);
+		if ((i & 1023) == 0)
+			CHECK_FOR_INTERRUPTS();
+	}
+
+	allocs0 = counting_allocs;
+	bytes0 = counting_bytes;
+	for (int r = 0; r < rounds; r++)
+	{
+		int64		n = (iterations - done) / (rounds - r);
+		instr_time	start;
+		instr_time	elapsed;
+
+		INSTR_TIME_SET_CURRENT(start);
+		for (int64 i = 0; i < n; i++)
+			fetch_once(fetch, c, snap, slot);
+		INSTR_TIME_SET_CURRENT(elapsed);
+		INSTR_TIME_SUBTRACT(elapsed, start);
+		round_ns[r] = INSTR_TIME_GET_DOUBLE(elapsed) * 1e9 / (double) n;
+		done += n;
+		CHECK_FOR_INTERRUPTS();
+	}
+	res->iterations = done;
+	res->allocs_per_op = (double) (counting_allocs - allocs0) / done;
+	res->bytes_per_op = (double) (counting_bytes - bytes0) / done;
+
+	ExecClearTuple(slot);
+	table_index_fetch_end(fetch);
+	ExecDropSingleTupleTableSlot(slot);
+}
+
+/* Everything measure_loop() needs, for the error-guarded call below */
+typedef struct MeasureArgs
+{
+	BenchChain *c;
+	Snapshot	snap;
+	BenchReader reader;
+	int			path;
+	int64		iterations;
+	int64		warmup;
+	int			rounds;
+	double		round_ns[BENCH_ROUNDS];
+	BenchResult *res;
+	BenchRow   *row;
+	MemoryContext rowcxt;
+} MeasureArgs;
+
+/*
+ * measure_loop() in the context cxt with minidb_read_path set to the path;
+ * both are restored after it, also on error.
+ */
+static void
+measure_guarded(MeasureArgs *a, MemoryContext cxt)
+{
+	int			saved_path = minidb_read_path;
+	MemoryContext oldcxt = MemoryContextSwitchTo(cxt);
+
+	PG_TRY();
+	{
+		if (a->path != BENCH_PATH_HEAP)
+			minidb_read_path = a->path;
+		measure_loop(a->c, a->snap, a->reader, a->path, a->iterations,
+					 a->warmup, a->rounds, a->round_ns, a->res, a->row,
+					 a->rowcxt);
+	}
+	PG_FINALLY();
+	{
+		minidb_read_path = saved_path;
+		MemoryContextSwitchTo(oldcxt);
+	}
+	PG_END_TRY();
+}
+
+/*
+ * Fetch the row of chain c with snapshot snap (the reader's) through path,
+ * warmup times untimed and iterations times timed, in up to maxrounds
+ * rounds; ns_per_op is the median round.  Every fetch runs in a fresh
+ * counting context (see above), which also holds the slot and the fetch
+ * descriptor; minidb_read_path is path during the loops.  With row, the
+ * first row fetched is described there.
+ */
+static void
+measure(BenchChain *c, Snapshot snap, BenchReader reader, int path,
+		int64 iterations, int64 warmup, int maxrounds, BenchResult *res,
+		BenchRow *row)
+{
+	MeasureArgs a;
+	MemoryContext cxt;
+
+	if (c->heap != (path == BENCH_PATH_HEAP))
+		elog(ERROR, "minidb bench: path %s does not read %s tables",
+			 path_name(path), c->heap ? "heap" : "minidb");
+
+	a.c = c;
+	a.snap = snap;
+	a.reader = reader;
+	a.path = path;
+	a.iterations = iterations;
+	a.warmup = warmup;
+	a.rounds = (int) Max(Min((int64) Min(maxrounds, BENCH_ROUNDS),
+							 iterations), 1);
+	a.res = res;
+	a.row = row;
+	a.rowcxt = CurrentMemoryContext;
+
+	cxt = counting_context_create();
+	measure_guarded(&a, cxt);
+	MemoryContextDelete(cxt);
+
+	qsort(a.round_ns, a.rounds, sizeof(double), cmp_double);
+	res->ns_per_op = (a.rounds % 2) ? a.round_ns[a.rounds / 2] :
+		(a.round_ns[a.rounds / 2 - 1] + a.round_ns[a.rounds / 2]) / 2.0;
+}
+
+/* Warm-up fetches before a timed run: a tenth, at least 1, at most 20000 */
+static int64
+warmup_for(int64 iterations)
+{
+	return Max(1, Min(iterations / 10, 20000));
+}
+
+/*
+ * Before anything is timed, read every chain once with each reader through
+ * the production path (minidb) or heap's fetch: the first reads set the
+ * hint bits that all later reads, on every path, then find in place.
+ */
+static void
+prewarm(BenchEnv *env)
+{
+	for (int i = 0; i < env->nchains; i++)
+	{
+		BenchChain *c = &env->chains[i];
+
+		for (int r = 0; r < 2; r++)
+		{
+			BenchResult res;
+
+			measure(c, env->snap[r], (BenchReader) r,
+					c->heap ? BENCH_PATH_HEAP : MINIDB_PATH_VIEW_LAZY,
+					1, 1, 1, &res, NULL);
+		}
+	}
+}
+
+/* ----------------------------------------------------------------
+ * minidb_bench_chain_depth
+ * ----------------------------------------------------------------
+ */
+Datum
+minidb_bench_chain_depth(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	int		   *depths;
+	int			ndepths;
+	int		   *paths;
+	int			npaths;
+	int			iterations;
+	bool		include_heap;
+	BenchEnv	env;
+
+	check_not_null(fcinfo, 0, "depths");
+	check_not_null(fcinfo, 1, "iterations");
+	check_not_null(fcinfo, 2, "paths");
+	check_not_null(fcinfo, 3, "include_heap");
+	depths = parse_depths(PG_GETARG_ARRAYTYPE_P(0), &ndepths);
+	iterations = PG_GETARG_INT32(1);
+	check_iterations(iterations);
+	paths = parse_paths(PG_GETARG_ARRAYTYPE_P(2), &npaths);
+	include_heap = PG_GETARG_BOOL(3);
+	if (npaths == 0 && !include_heap)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("nothing to measure: paths is empty and include_heap is false")));
+
+	InitMaterializedSRF(fcinfo, 0);
+	SPI_connect();
+	bench_env_setup(&env, depths, ndepths, npaths > 0, include_heap);
+	prewarm(&env);
+
+	for (int i = 0; i < ndepths; i++)
+	{
+		for (int r = 0; r < 2; r++)
+		{
+			for (int p = 0; p < npaths + (include_heap ? 1 : 0); p++)
+			{
+				int			path = p < npaths ? paths[p] : BENCH_PATH_HEAP;
+				BenchChain *c = find_chain(&env, path == BENCH_PATH_HEAP,
+										   depths[i]);
+				BenchResult res;
+				Datum		values[8];
+				bool		nulls[8] = {0};
+
+				measure(c, env.snap[r], (BenchReader) r, path, iterations,
+						warmup_for(iterations), BENCH_ROUNDS, &res, NULL);
+				values[0] = CStringGetTextDatum(c->heap ? "heap" : "minidb");
+				values[1] = Int32GetDatum(c->depth);
+				values[2] = CStringGetTextDatum(reader_names[r]);
+				values[3] = CStringGetTextDatum(path_name(path));
+				values[4] = Int32GetDatum((int32) res.iterations);
+				values[5] = Float8GetDatum(res.ns_per_op);
+				values[6] = Float8GetDatum(res.bytes_per_op);
+				values[7] = Float8GetDatum(res.allocs_per_op);
+				tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc,
+									 values, nulls);
+			}
+		}
+	}
+
+	bench_env_teardown(&env);
+	SPI_finish();
+	return (Datum) 0;
+}
+
+/* ----------------------------------------------------------------
+ * minidb_bench_chain_rows: what each path returns
+ * ----------------------------------------------------------------
+ */
+Datum
+minidb_bench_chain_rows(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	int		   *depths;
+	int			ndepths;
+	int		   *paths;
+	int			npaths;
+	bool		include_heap;
+	BenchEnv	env;
+
+	check_not_null(fcinfo, 0, "depths");
+	check_not_null(fcinfo, 1, "paths");
+	check_not_null(fcinfo, 2, "include_heap");
+	depths = parse_depths(PG_GETARG_ARRAYTYPE_P(0), &ndepths);
+	paths = parse_paths(PG_GETARG_ARRAYTYPE_P(1), &npaths);
+	include_heap = PG_GETARG_BOOL(2);
+	if (npaths == 0 && !include_heap)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("nothing to read: paths is empty and include_heap is false")));
+
+	InitMaterializedSRF(fcinfo, 0);
+	SPI_connect();
+	bench_env_setup(&env, depths, ndepths, npaths > 0, include_heap);
+
+	for (int i = 0; i < ndepths; i++)
+	{
+		for (int r = 0; r < 2; r++)
+		{
+			for (int p = 0; p < npaths + (include_heap ? 1 : 0); p++)
+			{
+				int			path = p < npaths ? paths[p] : BENCH_PATH_HEAP;
+				BenchChain *c = find_chain(&env, path == BENCH_PATH_HEAP,
+										   depths[i]);
+				BenchRow	row;
+				BenchResult res;
+				Datum		values[9];
+				bool		nulls[9] = {0};
+
+				measure(c, env.snap[r], (BenchReader) r, path, 1, 1, 1, &res,
+						&row);
+				values[0] = CStringGetTextDatum(c->heap ? "heap" : "minidb");
+				values[1] = Int32GetDatum(c->depth);
+				values[2] = CStringGetTextDatum(reader_names[r]);
+				values[3] = CStringGetTextDatum(path_name(path));
+				values[4] = Int32GetDatum(c->versions);
+				values[5] = PointerGetDatum(&row.tid);
+				values[6] = Int32GetDatum(row.id);
+				if (row.v)
+					values[7] = CStringGetTextDatum(row.v);
+				else
+					nulls[7] = true;
+				values[8] = TransactionIdGetDatum(row.xmin);
+				tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc,
+									 values, nulls);
+			}
+		}
+	}
+
+	bench_env_teardown(&env);
+	SPI_finish();
+	return (Datum) 0;
+}
+
+/* ----------------------------------------------------------------
+ * minidb_bench_copy_vs_alloc
+ *
+ * What the study's profile merged: copying a record's bytes, and getting
+ * fresh memory to copy them into.  Three loops, alternated in ABBA order
+ * over rounds, median ns per op each:
+ *	copy			memcpy into one existing buffer
+ *	alloc_copy		palloc 1 kB (or bytes, if larger) and copy; the context
+ *					is reset every 1000 allocations, its cost included
+ *	alloc_copy_free	palloc, copy, pfree: what the copy read paths do
+ * A compiler barrier after each copy keeps the copies from being elided.
+ * ----------------------------------------------------------------
+ */
+#define COPY_KINDS 3
+static const char *const copy_kind_names[COPY_KINDS] =
+{"copy", "alloc_copy", "alloc_copy_free"};
+
+static double
+copy_round(int kind, const char *src, char *dst, int bytes, int64 n,
+		   MemoryContext cxt)
+{
+	Size		allocsize = Max(bytes, BENCH_ALLOC_SIZE);
+	instr_time	start;
+	instr_time	elapsed;
+
+	MemoryContextReset(cxt);
+	INSTR_TIME_SET_CURRENT(start);
+	switch (kind)
+	{
+		case 0:
+			for (int64 i = 0; i < n; i++)
+			{
+				memcpy(dst, src, bytes);
+				pg_compiler_barrier();
+			}
+			break;
+		case 1:
+			for (int64 i = 0; i < n; i++)
+			{
+				char	   *p = MemoryContextAlloc(cxt, allocsize);
+
+				memcpy(p, src, bytes);
+				pg_compiler_barrier();
+				if ((i + 1) % BENCH_ALLOC_RESET_EVERY == 0)
+					MemoryContextReset(cxt);
+			}
+			break;
+		case 2:
+			for (int64 i = 0; i < n; i++)
+			{
+				char	   *p = MemoryContextAlloc(cxt, allocsize);
+
+				memcpy(p, src, bytes);
+				pg_compiler_barrier();
+				pfree(p);
+			}
+			break;
+	}
+	INSTR_TIME_SET_CURRENT(elapsed);
+	INSTR_TIME_SUBTRACT(elapsed, start);
+	CHECK_FOR_INTERRUPTS();
+	return INSTR_TIME_GET_DOUBLE(elapsed) * 1e9 / (double) n;
+}
+
+Datum
+minidb_bench_copy_vs_alloc(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	int			bytes;
+	int			iterations;
+	int			rounds;
+	char	   *src;
+	char	   *dst;
+	MemoryContext cxt;
+	double	   *ns[COPY_KINDS];
+	int64		done = 0;
+	double		median[COPY_KINDS];
+
+	check_not_null(fcinfo, 0, "bytes");
+	check_not_null(fcinfo, 1, "iterations");
+	bytes = PG_GETARG_INT32(0);
+	iterations = PG_GETARG_INT32(1);
+	if (bytes < 1 || bytes > BENCH_MAX_COPY_BYTES)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("bytes must be between 1 and %d, not %d",
+						BENCH_MAX_COPY_BYTES, bytes)));
+	check_iterations(iterations);
+
+	InitMaterializedSRF(fcinfo, 0);
+	rounds = (int) Min(10, iterations);
+	src = palloc(bytes);
+	dst = palloc(bytes);
+	for (int i = 0; i < bytes; i++)
+		src[i] = (char) i;
+	cxt = AllocSetContextCreate(CurrentMemoryContext, "minidb bench copy",
+								ALLOCSET_DEFAULT_SIZES);
+	for (int k = 0; k < COPY_KINDS; k++)
+		ns[k] = palloc(sizeof(double) * rounds);
+
+	/* warm-up: one short round of each */
+	for (int k = 0; k < COPY_KINDS; k++)
+		copy_round(k, src, dst, bytes, Max(1, Min(iterations / 10, 10000)),
+				   cxt);
+
+	/* rounds in ABBA-style order: 0 1 2, 2 1 0, 0 1 2, ... */
+	for (int r = 0; r < rounds; r++)
+	{
+		int64		n = (iterations - done) / (rounds - r);
+
+		for (int j = 0; j < COPY_KINDS; j++)
+		{
+			int			k = (r % 2 == 0) ? j : COPY_KINDS - 1 - j;
+
+			ns[k][r] = copy_round(k, src, dst, bytes, n, cxt);
+		}
+		done += n;
+	}
+	MemoryContextDelete(cxt);
+
+	for (int k = 0; k < COPY_KINDS; k++)
+	{
+		qsort(ns[k], rounds, sizeof(double), cmp_double);
+		median[k] = (rounds % 2) ? ns[k][rounds / 2] :
+			(ns[k][rounds / 2 - 1] + ns[k][rounds / 2]) / 2.0;
+	}
+	for (int k = 0; k < COPY_KINDS; k++)
+	{
+		Datum		values[6];
+		bool		nulls[6] = {0};
+
+		values[0] = CStringGetTextDatum(copy_kind_names[k]);
+		values[1] = Int32GetDatum(bytes);
+		values[2] = Int32GetDatum(k == 0 ? 0 : (int32) Max(bytes, BENCH_ALLOC_SIZE));
+		values[3] = Int32GetDatum((int32) done);
+		values[4] = Float8GetDatum(median[k]);
+		values[5] = Float8GetDatum(median[k] / median[0]);
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values,
+							 nulls);
+	}
+	return (Datum) 0;
+}
+
+/* ----------------------------------------------------------------
+ * minidb_bench_ab
+ *
+ * A and B (read paths, or 'heap') on chains of one depth, read by one
+ * reader, alternately: pair i runs A then B when i is odd, B then A when
+ * it is even (A B B A A B ...), each run being iterations timed fetches
+ * after a short warm-up.  Rows: one per pair (pair, a_ns, b_ns, ratio =
+ * b_ns / a_ns), then a summary row with pair NULL: the medians of a_ns,
+ * b_ns and ratio, the first and third quartiles of the ratio, and the
+ * verdict: 'B faster' when Q3 < 1, 'A faster' when Q1 > 1, else (the
+ * interquartile range touches or crosses 1.0) 'no difference detected'.
+ * Quartiles interpolate linearly between order statistics, as
+ * percentile_cont does.
+ * ----------------------------------------------------------------
+ */
+static double
+quantile(const double *sorted, int n, double q)
+{
+	double		pos = q * (n - 1);
+	int			lo = (int) floor(pos);
+	int			hi = (int) ceil(pos);
+
+	return sorted[lo] + (sorted[hi] - sorted[lo]) * (pos - lo);
+}
+
+Datum
+minidb_bench_ab(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	int			side[2];
+	int			depth;
+	BenchReader reader;
+	int			pairs;
+	int			iterations;
+	BenchEnv	env;
+	BenchChain *chain[2];
+	double	   *ns[2];
+	double	   *ratio;
+	double	   *sorted[3];
+	int			warmup;
+	bool		want_heap;
+	bool		want_minidb;
+
+	static const char *const argnames[6] =
+	{"a", "b", "depth", "reader", "pairs", "iterations"};
+
+	for (int i = 0; i < 6; i++)
+		check_not_null(fcinfo, i, argnames[i]);
+	side[0] = parse_path(text_to_cstring(PG_GETARG_TEXT_PP(0)), true);
+	side[1] = parse_path(text_to_cstring(PG_GETARG_TEXT_PP(1)), true);
+	depth = PG_GETARG_INT32(2);
+	check_depth(depth);
+	reader = parse_reader(text_to_cstring(PG_GETARG_TEXT_PP(3)));
+	pairs = PG_GETARG_INT32(4);
+	if (pairs < 2 || pairs > BENCH_MAX_PAIRS)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("pairs must be between 2 and %d, not %d",
+						BENCH_MAX_PAIRS, pairs),
+				 errdetail("Quartiles of the per-pair ratio need at least two pairs.")));
+	iterations = PG_GETARG_INT32(5);
+	check_iterations(iterations);
+
+	want_heap = (side[0] == BENCH_PATH_HEAP || side[1] == BENCH_PATH_HEAP);
+	want_minidb = (side[0] != BENCH_PATH_HEAP || side[1] != BENCH_PATH_HEAP);
+
+	InitMaterializedSRF(fcinfo, 0);
+	SPI_connect();
+	bench_env_setup(&env, &depth, 1, want_minidb, want_heap);
+	prewarm(&env);
+	for (int s = 0; s < 2; s++)
+	{
+		chain[s] = find_chain(&env, side[s] == BENCH_PATH_HEAP, depth);
+		ns[s] = palloc(sizeof(double) * pairs);
+	}
+	ratio = palloc(sizeof(double) * pairs);
+	warmup = (int) Max(1, Min(iterations / 20, 5000));
+
+	for (int p = 0; p < pairs; p++)
+	{
+		for (int j = 0; j < 2; j++)
+		{
+			int			s = (p % 2 == 0) ? j : 1 - j;
+			BenchResult res;
+
+			measure(chain[s], env.snap[reader], reader, side[s], iterations,
+					warmup, 1, &res, NULL);
+			ns[s][p] = res.ns_per_op;
+		}
+		ratio[p] = ns[1][p] / ns[0][p];
+	}
+	bench_env_teardown(&env);
+	SPI_finish();
+
+	for (int p = 0; p < pairs; p++)
+	{
+		Datum		values[7];
+		bool		nulls[7] = {0, 0, 0, 0, 1, 1, 1};
+
+		values[0] = Int32GetDatum(p + 1);
+		values[1] = Float8GetDatum(ns[0][p]);
+		values[2] = Float8GetDatum(ns[1][p]);
+		values[3] = Float8GetDatum(ratio[p]);
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values,
+							 nulls);
+	}
+
+	{
+		Datum		values[7];
+		bool		nulls[7] = {1, 0, 0, 0, 0, 0, 0};
+		double		q1;
+		double		q3;
+		const char *verdict;
+
+		for (int k = 0; k < 3; k++)
+		{
+			sorted[k] = palloc(sizeof(double) * pairs);
+			memcpy(sorted[k], k < 2 ? ns[k] : ratio, sizeof(double) * pairs);
+			qsort(sorted[k], pairs, sizeof(double), cmp_double);
+		}
+		q1 = quantile(sorted[2], pairs, 0.25);
+		q3 = quantile(sorted[2], pairs, 0.75);
+		if (q3 < 1.0)
+			verdict = "B faster";
+		else if (q1 > 1.0)
+			verdict = "A faster";
+		else
+			verdict = "no difference detected";
+		values[1] = Float8GetDatum(quantile(sorted[0], pairs, 0.5));
+		values[2] = Float8GetDatum(quantile(sorted[1], pairs, 0.5));
+		values[3] = Float8GetDatum(quantile(sorted[2], pairs, 0.5));
+		values[4] = Float8GetDatum(q1);
+		values[5] = Float8GetDatum(q3);
+		values[6] = CStringGetTextDatum(verdict);
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values,
+							 nulls);
+	}
+	return (Datum) 0;
+}

@@ -1,0 +1,167 @@
+--
+-- bench: the chain-depth benchmark functions (bench.c).  Shapes, the rows
+-- every read path returns (identical for every depth and reader), measured
+-- allocation counts (exact, unlike timings, which are never asserted), the
+-- ABBA summary, every argument error, and who may call them.  Iteration
+-- counts are tiny: this checks the machinery, it measures nothing.
+--
+SET client_min_messages = warning;
+DROP EXTENSION IF EXISTS minidb_am CASCADE;
+CREATE EXTENSION IF NOT EXISTS dblink;
+RESET client_min_messages;
+CREATE EXTENSION minidb_am;
+
+-- Report SQLSTATE, message, detail and hint instead of failing the script
+CREATE FUNCTION pg_temp.try(q text) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+	detail text;
+	hint text;
+BEGIN
+	EXECUTE q;
+	RETURN 'no error';
+EXCEPTION WHEN others THEN
+	GET STACKED DIAGNOSTICS detail = PG_EXCEPTION_DETAIL, hint = PG_EXCEPTION_HINT;
+	RETURN SQLSTATE || ': ' || SQLERRM ||
+		CASE WHEN detail <> '' THEN ' (' || detail || ')' ELSE '' END ||
+		CASE WHEN hint <> '' THEN ' [' || hint || ']' ELSE '' END;
+END $$;
+
+-- Shapes: arguments, defaults, results, SECURITY DEFINER, fixed search_path
+SELECT p.proname, pg_get_function_arguments(p.oid) AS arguments,
+       pg_get_function_result(p.oid) AS result,
+       p.prosecdef, p.proconfig, p.provolatile, p.proparallel
+FROM pg_proc p
+WHERE p.proname LIKE 'minidb\_bench\_%'
+ORDER BY p.proname;
+
+-- Nobody but superusers and minidb_bench members may execute them
+SELECT p.proname,
+       has_function_privilege('public', p.oid, 'EXECUTE') AS public_may,
+       has_function_privilege('minidb_bench', p.oid, 'EXECUTE') AS minidb_bench_may
+FROM pg_proc p
+WHERE p.proname LIKE 'minidb\_bench\_%'
+ORDER BY p.proname;
+
+-- Every path returns the same row: same TID, same values, same xmin, for
+-- every depth and reader; heap's HOT chain returns the same values (its
+-- newest version sits at another TID of the chain).  The chains are as
+-- deep as asked (versions = depth: minidb's record, heap's HOT chain).
+CREATE TEMP TABLE rows AS
+SELECT * FROM minidb_bench_chain_rows('{1,2,3,60,200}');
+
+SELECT depth, reader,
+       count(*) FILTER (WHERE table_am = 'minidb') AS minidb_paths,
+       count(DISTINCT (row_tid, id, v, row_xmin::text)) FILTER (WHERE table_am = 'minidb') AS distinct_minidb_rows,
+       min(v) FILTER (WHERE table_am = 'minidb') AS minidb_v,
+       min(v) FILTER (WHERE table_am = 'heap') AS heap_v,
+       min(row_tid) FILTER (WHERE table_am = 'minidb') AS minidb_tid,
+       bool_and(versions = depth) AS chains_as_deep_as_asked
+FROM rows
+GROUP BY depth, reader
+ORDER BY depth, reader;
+
+-- Heap and minidb versions were written by the same transactions
+SELECT depth, reader, count(DISTINCT row_xmin::text) AS distinct_xmins
+FROM rows GROUP BY depth, reader ORDER BY depth, reader;
+
+-- Measured allocations: exact counts (timings are not looked at).
+-- copy_eager: the record copy, the decoded array, one chunk per version;
+-- copy_lazy: the record copy; view_lazy and heap: nothing after warm-up.
+SELECT table_am, depth, reader, path, iterations,
+       ns_per_op > 0 AS timed, allocs_per_op,
+       bytes_per_op = 0 AS no_bytes
+FROM minidb_bench_chain_depth('{1,7}', 20)
+ORDER BY depth, reader, table_am DESC, path;
+
+-- One path, no heap
+SELECT table_am, depth, reader, path, iterations, allocs_per_op
+FROM minidb_bench_chain_depth('{2}', 5, '{view_lazy}', false);
+
+-- Heap only
+SELECT table_am, depth, reader, path, iterations, allocs_per_op
+FROM minidb_bench_chain_depth('{2}', 5, '{}', true);
+
+-- Copy versus allocate
+SELECT operation, bytes, alloc_bytes, iterations, ns_per_op > 0 AS timed,
+       vs_copy > 0 AS ratio
+FROM minidb_bench_copy_vs_alloc(897, 100);
+SELECT operation, bytes, alloc_bytes, iterations
+FROM minidb_bench_copy_vs_alloc(4000, 3);
+
+-- ABBA: one row per pair, then the summary (pair IS NULL)
+SELECT pair, a_ns > 0 AS a_timed, b_ns > 0 AS b_timed,
+       CASE WHEN pair IS NOT NULL THEN abs(ratio - b_ns / a_ns) < 1e-9 END AS ratio_is_b_over_a,
+       ratio_q1 IS NOT NULL AS has_q1, ratio_q1 <= ratio AND ratio <= ratio_q3 AS median_in_iqr,
+       verdict IN ('A faster', 'B faster', 'no difference detected') AS verdict_ok
+FROM minidb_bench_ab('copy_eager', 'view_lazy', 3, 'oldest', 4, 10);
+
+-- heap against minidb
+SELECT count(*) AS rows, count(*) FILTER (WHERE pair IS NULL) AS summaries
+FROM minidb_bench_ab('heap', 'view_lazy', 5, 'newest', 3, 10);
+
+-- the verdict follows the quartiles
+SELECT (verdict = 'B faster') = (ratio_q3 < 1) AND (verdict = 'A faster') = (ratio_q1 > 1)
+       AS verdict_consistent
+FROM minidb_bench_ab('copy_lazy', 'copy_lazy', 1, 'newest', 5, 10)
+WHERE pair IS NULL;
+
+-- Errors
+SELECT pg_temp.try($$SELECT * FROM minidb_bench_chain_depth('{0}', 10)$$);
+SELECT pg_temp.try($$SELECT * FROM minidb_bench_chain_depth('{1,201}', 10)$$);
+SELECT pg_temp.try($$SELECT * FROM minidb_bench_chain_depth('{}', 10)$$);
+SELECT pg_temp.try($$SELECT * FROM minidb_bench_chain_depth('{1,NULL}', 10)$$);
+SELECT pg_temp.try($$SELECT * FROM minidb_bench_chain_depth('{{1},{2}}', 10)$$);
+SELECT pg_temp.try($$SELECT * FROM minidb_bench_chain_depth(NULL, 10)$$);
+SELECT pg_temp.try($$SELECT * FROM minidb_bench_chain_depth('{1}', 0)$$);
+SELECT pg_temp.try($$SELECT * FROM minidb_bench_chain_depth('{1}', -5)$$);
+SELECT pg_temp.try($$SELECT * FROM minidb_bench_chain_depth('{1}', NULL)$$);
+SELECT pg_temp.try($$SELECT * FROM minidb_bench_chain_depth('{1}', 10, '{view_lazy,fast}')$$);
+SELECT pg_temp.try($$SELECT * FROM minidb_bench_chain_depth('{1}', 10, '{heap}')$$);
+SELECT pg_temp.try($$SELECT * FROM minidb_bench_chain_depth('{1}', 10, '{NULL}')$$);
+SELECT pg_temp.try($$SELECT * FROM minidb_bench_chain_depth('{1}', 10, NULL)$$);
+SELECT pg_temp.try($$SELECT * FROM minidb_bench_chain_depth('{1}', 10, '{}', false)$$);
+SELECT pg_temp.try($$SELECT * FROM minidb_bench_chain_depth('{1}', 10, include_heap => NULL)$$);
+SELECT pg_temp.try($$SELECT * FROM minidb_bench_chain_rows('{500}')$$);
+SELECT pg_temp.try($$SELECT * FROM minidb_bench_chain_rows('{1}', '{copy}')$$);
+SELECT pg_temp.try($$SELECT * FROM minidb_bench_chain_rows('{1}', '{}', false)$$);
+SELECT pg_temp.try($$SELECT * FROM minidb_bench_copy_vs_alloc(0, 10)$$);
+SELECT pg_temp.try($$SELECT * FROM minidb_bench_copy_vs_alloc(2000000, 10)$$);
+SELECT pg_temp.try($$SELECT * FROM minidb_bench_copy_vs_alloc(897, 0)$$);
+SELECT pg_temp.try($$SELECT * FROM minidb_bench_copy_vs_alloc(NULL, 10)$$);
+SELECT pg_temp.try($$SELECT * FROM minidb_bench_ab('heap', 'nope', 1, 'newest')$$);
+SELECT pg_temp.try($$SELECT * FROM minidb_bench_ab('heap', 'view_lazy', 1, 'middle')$$);
+SELECT pg_temp.try($$SELECT * FROM minidb_bench_ab('heap', 'view_lazy', 0, 'newest')$$);
+SELECT pg_temp.try($$SELECT * FROM minidb_bench_ab('heap', 'view_lazy', 1, 'newest', 1)$$);
+SELECT pg_temp.try($$SELECT * FROM minidb_bench_ab('heap', 'view_lazy', 1, 'newest', 1001)$$);
+SELECT pg_temp.try($$SELECT * FROM minidb_bench_ab('heap', 'view_lazy', 1, 'newest', 2, 0)$$);
+SELECT pg_temp.try($$SELECT * FROM minidb_bench_ab(NULL, 'view_lazy', 1, 'newest')$$);
+SELECT pg_temp.try($$SELECT * FROM minidb_bench_ab('heap', 'view_lazy', 1, NULL)$$);
+SELECT pg_temp.try($$SELECT * FROM minidb_bench_ab('heap', 'view_lazy', 1, 'newest', NULL)$$);
+
+-- Without dblink the chains cannot be written: a clear error
+DROP EXTENSION dblink;
+SELECT pg_temp.try($$SELECT * FROM minidb_bench_chain_depth('{1}', 10)$$);
+CREATE EXTENSION dblink;
+
+-- Privileges: a member of minidb_bench may run them, anybody else may not
+SET client_min_messages = warning;
+DROP ROLE IF EXISTS regress_minidb_bench_member;
+DROP ROLE IF EXISTS regress_minidb_bench_nobody;
+RESET client_min_messages;
+CREATE ROLE regress_minidb_bench_member IN ROLE minidb_bench;
+CREATE ROLE regress_minidb_bench_nobody;
+SET ROLE regress_minidb_bench_nobody;
+SELECT pg_temp.try($$SELECT * FROM minidb_bench_chain_depth('{1}', 10)$$);
+SELECT pg_temp.try($$SELECT * FROM minidb_bench_copy_vs_alloc(10, 10)$$);
+RESET ROLE;
+SET ROLE regress_minidb_bench_member;
+SELECT table_am, depth, reader, path, v
+FROM minidb_bench_chain_rows('{2}', '{view_lazy}');
+SELECT count(*) FROM minidb_bench_copy_vs_alloc(10, 10);
+RESET ROLE;
+DROP ROLE regress_minidb_bench_member;
+DROP ROLE regress_minidb_bench_nobody;
+
+-- No writer connection or scratch schema is left behind
+SELECT count(*) AS scratch_schemas FROM pg_namespace WHERE nspname LIKE 'minidb\_bench\_%';
+SELECT coalesce(array_length(dblink_get_connections(), 1), 0) AS open_connections;

@@ -1,0 +1,87 @@
+/* minidb_am: the chain-depth benchmark suite (bench.c) */
+
+-- Who may run the benchmarks: superusers, and members of minidb_bench.
+-- Roles are cluster-wide and outlive the extension, so create it only once.
+DO $$
+BEGIN
+	IF NOT EXISTS (SELECT FROM pg_catalog.pg_roles WHERE rolname = 'minidb_bench') THEN
+		CREATE ROLE minidb_bench NOLOGIN;
+		COMMENT ON ROLE minidb_bench IS
+			'may run the minidb_am benchmark functions (minidb_bench_*)';
+	END IF;
+END $$;
+
+-- The chains are written through dblink (CREATE EXTENSION dblink first),
+-- one committed transaction per version, while this session's snapshot
+-- holds the removal horizon; see bench.c.  The functions are SECURITY
+-- DEFINER (their owner, the superuser who created the extension, may
+-- connect through dblink without a password) with a fixed search_path;
+-- every statement they send is built from validated arguments.
+
+-- ns, bytes and allocations per fetch by TID (table_index_fetch_tuple),
+-- for each depth, reader and minidb read path, and heap's HOT chain.
+CREATE FUNCTION minidb_bench_chain_depth(
+    depths int[] DEFAULT '{1,60}',
+    iterations int DEFAULT 200000,
+    paths text[] DEFAULT '{copy_eager,copy_lazy,view_lazy}',
+    include_heap bool DEFAULT true)
+RETURNS TABLE(table_am text, depth int, reader text, path text,
+              iterations int, ns_per_op float8, bytes_per_op float8,
+              allocs_per_op float8)
+AS 'MODULE_PATHNAME', 'minidb_bench_chain_depth'
+LANGUAGE C VOLATILE PARALLEL UNSAFE SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp;
+
+COMMENT ON FUNCTION minidb_bench_chain_depth(int[], int, text[], bool) IS
+'time fetches by TID of a row whose chain has each depth, newest and oldest reader, per read path and beside heap (superuser or minidb_bench)';
+
+-- The row each of those fetches returns: every path must agree.
+CREATE FUNCTION minidb_bench_chain_rows(
+    depths int[] DEFAULT '{1,60}',
+    paths text[] DEFAULT '{copy_eager,copy_lazy,view_lazy}',
+    include_heap bool DEFAULT true)
+RETURNS TABLE(table_am text, depth int, reader text, path text,
+              versions int, row_tid tid, id int, v text, row_xmin xid)
+AS 'MODULE_PATHNAME', 'minidb_bench_chain_rows'
+LANGUAGE C VOLATILE PARALLEL UNSAFE SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp;
+
+COMMENT ON FUNCTION minidb_bench_chain_rows(int[], text[], bool) IS
+'the row each read path (and heap) returns from chains of each depth, for each reader (superuser or minidb_bench)';
+
+-- Copy into an existing buffer, versus palloc 1 kB and copy.
+CREATE FUNCTION minidb_bench_copy_vs_alloc(
+    bytes int DEFAULT 897,
+    iterations int DEFAULT 1000000)
+RETURNS TABLE(operation text, bytes int, alloc_bytes int, iterations int,
+              ns_per_op float8, vs_copy float8)
+AS 'MODULE_PATHNAME', 'minidb_bench_copy_vs_alloc'
+LANGUAGE C VOLATILE PARALLEL UNSAFE SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp;
+
+COMMENT ON FUNCTION minidb_bench_copy_vs_alloc(int, int) IS
+'ns per op: copy into an existing buffer, palloc+copy (reset every 1000), palloc+copy+pfree (superuser or minidb_bench)';
+
+-- A against B (read paths or heap), ABBA over pairs.  One row per pair,
+-- then a summary row (pair IS NULL): medians, quartiles of B/A, verdict.
+CREATE FUNCTION minidb_bench_ab(
+    a text, b text, depth int, reader text,
+    pairs int DEFAULT 10,
+    iterations int DEFAULT 100000)
+RETURNS TABLE(pair int, a_ns float8, b_ns float8, ratio float8,
+              ratio_q1 float8, ratio_q3 float8, verdict text)
+AS 'MODULE_PATHNAME', 'minidb_bench_ab'
+LANGUAGE C VOLATILE PARALLEL UNSAFE SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp;
+
+COMMENT ON FUNCTION minidb_bench_ab(text, text, int, text, int, int) IS
+'paired ABBA comparison of two read paths or heap: per-pair B/A, then median, IQR and verdict (superuser or minidb_bench)';
+
+REVOKE ALL ON FUNCTION minidb_bench_chain_depth(int[], int, text[], bool) FROM PUBLIC;
+REVOKE ALL ON FUNCTION minidb_bench_chain_rows(int[], text[], bool) FROM PUBLIC;
+REVOKE ALL ON FUNCTION minidb_bench_copy_vs_alloc(int, int) FROM PUBLIC;
+REVOKE ALL ON FUNCTION minidb_bench_ab(text, text, int, text, int, int) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION minidb_bench_chain_depth(int[], int, text[], bool) TO minidb_bench;
+GRANT EXECUTE ON FUNCTION minidb_bench_chain_rows(int[], text[], bool) TO minidb_bench;
+GRANT EXECUTE ON FUNCTION minidb_bench_copy_vs_alloc(int, int) TO minidb_bench;
+GRANT EXECUTE ON FUNCTION minidb_bench_ab(text, text, int, text, int, int) TO minidb_bench;
