@@ -33,27 +33,32 @@
  * Pin the block holding tid, reusing *pin when it already holds that block.
  */
 static Buffer
-pin_block(Relation rel, BlockNumber blkno, Buffer *pin)
+pin_block(Relation rel, BlockNumber blkno, Buffer *pin, bool *repinned)
 {
+	*repinned = false;
 	if (BufferIsValid(*pin) && BufferGetBlockNumber(*pin) == blkno)
 		return *pin;
 	*pin = ReleaseAndReadBuffer(*pin, rel, blkno);
+	*repinned = true;
 	return *pin;
 }
 
 /*
  * The record at tid on a share-locked page, or NULL with *status set when
- * there is none.
+ * there is none.  The page's identity (its special area) is checked once
+ * per pin: a pinned page stays the same page, and new pages are only ever
+ * initialized as minidb pages.
  */
 static char *
 locked_record(Relation rel, Buffer buffer, ItemPointer tid, uint32 *len,
-			  MinidbViewStatus *status)
+			  MinidbViewStatus *status, bool check_page)
 {
 	Page		page = BufferGetPage(buffer);
 	OffsetNumber off = ItemPointerGetOffsetNumber(tid);
 	ItemId		lp;
 
-	minidb_page_check(rel, buffer);
+	if (check_page || PageIsNew(page))
+		minidb_page_check(rel, buffer);
 	if (off < FirstOffsetNumber || off > PageGetMaxOffsetNumber(page))
 	{
 		*status = MINIDB_VIEW_NO_ITEM;
@@ -80,13 +85,15 @@ MinidbViewStatus
 minidb_view_record(Relation rel, ItemPointer tid, Buffer *pin,
 				   MinidbViewFn fn, void *arg)
 {
-	Buffer		buffer = pin_block(rel, ItemPointerGetBlockNumber(tid), pin);
+	bool		repinned;
+	Buffer		buffer = pin_block(rel, ItemPointerGetBlockNumber(tid), pin,
+								   &repinned);
 	MinidbViewStatus status;
 	uint32		len;
 	char	   *rec;
 
 	LockBuffer(buffer, BUFFER_LOCK_SHARE);
-	rec = locked_record(rel, buffer, tid, &len, &status);
+	rec = locked_record(rel, buffer, tid, &len, &status, repinned);
 	if (rec)
 		fn(rec, len, buffer, arg);
 	LockBuffer(buffer, BUFFER_LOCK_UNLOCK);
@@ -101,12 +108,14 @@ char *
 minidb_copy_record(Relation rel, ItemPointer tid, Buffer *pin,
 				   MemoryContext cxt, uint32 *len, MinidbViewStatus *status)
 {
-	Buffer		buffer = pin_block(rel, ItemPointerGetBlockNumber(tid), pin);
+	bool		repinned;
+	Buffer		buffer = pin_block(rel, ItemPointerGetBlockNumber(tid), pin,
+								   &repinned);
 	char	   *rec;
 	char	   *copy = NULL;
 
 	LockBuffer(buffer, BUFFER_LOCK_SHARE);
-	rec = locked_record(rel, buffer, tid, len, status);
+	rec = locked_record(rel, buffer, tid, len, status, repinned);
 	if (rec)
 	{
 		copy = MemoryContextAlloc(cxt, *len);

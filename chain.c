@@ -732,19 +732,3 @@ minidb_chain_find_visible(char *rec, uint32 reclen, MinidbVisibleFn visible,
 	return damaged ? -2 : found;
 }
 
-/* The version *ref points at, as pointers into rec (no copy) */
-void
-minidb_version_get(const char *rec, const MinidbVersionRef *ref,
-				   MinidbVersionData *out)
-{
-	const MinidbVersionHeader *vh = version_at(rec, ref->offset);
-
-	out->xmin = vh->vh_xmin;
-	out->cid = vh->vh_cid;
-	out->flags = vh->vh_flags;
-	out->natts = vh->vh_natts;
-	out->bitmap = (vh->vh_flags & MINIDB_V_HASNULL) ?
-		(const bits8 *) (rec + ref->offset + MINIDB_VERSION_HDRSZ) : NULL;
-	out->data = rec + ref->offset + vh->vh_hoff;
-	out->datalen = vh->vh_len - vh->vh_hoff;
-}

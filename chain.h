@@ -191,9 +191,26 @@ extern int	minidb_chain_find_visible(char *rec, uint32 reclen,
 									  MinidbVersionRef *ref,
 									  MinidbChainError *err);
 
-/* Read one version found by the fast walker, pointing into rec (no copy) */
-extern void minidb_version_get(const char *rec, const MinidbVersionRef *ref,
-							   MinidbVersionData *out);
+/*
+ * Read one version found by the fast walker, pointing into rec (no copy).
+ * Inline: it sits on every read's path.
+ */
+static inline void
+minidb_version_get(const char *rec, const MinidbVersionRef *ref,
+				   MinidbVersionData *out)
+{
+	const MinidbVersionHeader *vh =
+		(const MinidbVersionHeader *) (rec + ref->offset);
+
+	out->xmin = vh->vh_xmin;
+	out->cid = vh->vh_cid;
+	out->flags = vh->vh_flags;
+	out->natts = vh->vh_natts;
+	out->bitmap = (vh->vh_flags & MINIDB_V_HASNULL) ?
+		(const bits8 *) (rec + ref->offset + MINIDB_VERSION_HDRSZ) : NULL;
+	out->data = rec + ref->offset + vh->vh_hoff;
+	out->datalen = vh->vh_len - vh->vh_hoff;
+}
 
 /*
  * Iterate versions with the same checks as the fast walker, for callers

@@ -73,10 +73,20 @@ extern char *minidb_page_get_record(Relation rel, Buffer buffer,
 									OffsetNumber off, uint32 *len);
 
 /* WAL-logged page writes (generic WAL for now) */
+#define MINIDB_WRITE_MAX_PAGES	4	/* generic WAL's MAX_GENERIC_XLOG_PAGES */
+
 typedef struct MinidbPageWrite
 {
 	struct GenericXLogState *state;
 	int			nbuffers;
+	/*
+	 * Pages that were all-visible: minidb_write_finish clears their
+	 * visibility map bits in the same WAL record (minidb_page.c).
+	 */
+	Relation	rel;
+	int			nvm;
+	BlockNumber vm_heapblk[MINIDB_WRITE_MAX_PAGES];
+	Buffer		vm_buffer[MINIDB_WRITE_MAX_PAGES];	/* pinned VM pages */
 } MinidbPageWrite;
 
 extern void minidb_write_begin(MinidbPageWrite *w, Relation rel);

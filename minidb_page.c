@@ -18,6 +18,7 @@
 
 #include "access/generic_xlog.h"
 #include "access/hio.h"
+#include "access/visibilitymap.h"
 #include "storage/bufmgr.h"
 #include "storage/freespace.h"
 #include "storage/lmgr.h"
@@ -132,18 +133,47 @@ minidb_page_get_record(Relation rel, Buffer buffer, OffsetNumber off,
 
 /* ----------------------------------------------------------------
  * WAL-logged writes
+ *
+ * Every change to a page also clears the page's all-visible state: the
+ * PD_ALL_VISIBLE flag on the page and both of its bits in the visibility
+ * map, in the same generic WAL record as the change, so that crash
+ * recovery and standbys never see a changed page marked all-visible.
+ *
+ * The visibility map page is registered with generic WAL like any other
+ * page.  One catch: generic WAL treats the bytes between pd_lower and
+ * pd_upper as a hole it neither logs nor keeps (GenericXLogFinish zeroes
+ * it), and a visibility map page keeps its whole bitmap in exactly that
+ * hole (PageInit(page, BLCKSZ, 0) leaves pd_lower at the header).  So the
+ * image we change gets pd_lower = pd_upper = BLCKSZ: no hole, and the
+ * delta covers the bitmap bytes.  Nothing in PostgreSQL reads pd_lower of
+ * a visibility map page (visibilitymap.c addresses the bitmap with
+ * PageGetContents), and the page stays valid for PageIsVerified.  The
+ * first such change to a map page logs its whole bitmap once (the old
+ * pd_lower made those bytes "new"); later ones log a few bytes.
  * ----------------------------------------------------------------
  */
+
+/* visibilitymap.c's arithmetic (it keeps these macros to itself) */
+#define MINIDB_VM_MAPSIZE (BLCKSZ - MAXALIGN(SizeOfPageHeaderData))
+#define MINIDB_VM_BLOCKS_PER_BYTE (BITS_PER_BYTE / BITS_PER_HEAPBLOCK)
+#define MINIDB_VM_BLOCKS_PER_PAGE (MINIDB_VM_MAPSIZE * MINIDB_VM_BLOCKS_PER_BYTE)
+#define MINIDB_VM_MAPBLOCK(x) ((x) / MINIDB_VM_BLOCKS_PER_PAGE)
+#define MINIDB_VM_MAPBYTE(x) (((x) % MINIDB_VM_BLOCKS_PER_PAGE) / MINIDB_VM_BLOCKS_PER_BYTE)
+#define MINIDB_VM_OFFSET(x) (((x) % MINIDB_VM_BLOCKS_PER_BYTE) * BITS_PER_HEAPBLOCK)
+
 void
 minidb_write_begin(MinidbPageWrite *w, Relation rel)
 {
 	w->state = GenericXLogStart(rel);
 	w->nbuffers = 0;
+	w->rel = rel;
+	w->nvm = 0;
 }
 
 /*
  * The page to change for an exclusively locked buffer.  A new page is
- * initialized here and logged as a full image.
+ * initialized here and logged as a full image.  A page marked all-visible
+ * loses the mark here, and its visibility map bits at minidb_write_finish.
  */
 Page
 minidb_write_page(MinidbPageWrite *w, Buffer buffer, bool is_new)
@@ -154,15 +184,88 @@ minidb_write_page(MinidbPageWrite *w, Buffer buffer, bool is_new)
 									 is_new ? GENERIC_XLOG_FULL_IMAGE : 0);
 	if (is_new || PageIsNew(page))
 		minidb_page_init(page);
+	else if (PageIsAllVisible(page))
+	{
+		BlockNumber blkno = BufferGetBlockNumber(buffer);
+
+		PageClearAllVisible(page);
+		if (w->nvm >= MINIDB_WRITE_MAX_PAGES)
+			elog(ERROR, "too many all-visible pages in one minidb write");
+		/*
+		 * Pinning may read the map page: I/O under the buffer lock, which
+		 * heap avoids by pinning first.  It happens once per page per
+		 * VACUUM that marked it all-visible, so we accept it.
+		 */
+		w->vm_buffer[w->nvm] = InvalidBuffer;
+		visibilitymap_pin(w->rel, blkno, &w->vm_buffer[w->nvm]);
+		w->vm_heapblk[w->nvm] = blkno;
+		w->nvm++;
+	}
 	w->nbuffers++;
 	return page;
+}
+
+/* Register the map pages of w's all-visible pages and clear their bits */
+static void
+write_clear_vm_bits(MinidbPageWrite *w, Buffer *locked, int *nlocked)
+{
+	int			order[MINIDB_WRITE_MAX_PAGES];
+
+	/* lock map pages in block order, each once: no deadlock among writers */
+	for (int i = 0; i < w->nvm; i++)
+		order[i] = i;
+	for (int i = 1; i < w->nvm; i++)
+		for (int j = i; j > 0 &&
+			 w->vm_heapblk[order[j]] < w->vm_heapblk[order[j - 1]]; j--)
+		{
+			int			t = order[j];
+
+			order[j] = order[j - 1];
+			order[j - 1] = t;
+		}
+
+	*nlocked = 0;
+	for (int k = 0; k < w->nvm; k++)
+	{
+		int			i = order[k];
+		BlockNumber heapblk = w->vm_heapblk[i];
+		Buffer		vmbuf = w->vm_buffer[i];
+		bool		seen = false;
+		Page		vmpage;
+		uint8	   *map;
+
+		for (int j = 0; j < *nlocked; j++)
+			seen |= (locked[j] == vmbuf);
+		if (!seen)
+		{
+			LockBuffer(vmbuf, BUFFER_LOCK_EXCLUSIVE);
+			locked[(*nlocked)++] = vmbuf;
+		}
+		vmpage = GenericXLogRegisterBuffer(w->state, vmbuf, 0);
+		/* no hole: see above */
+		((PageHeader) vmpage)->pd_lower = BLCKSZ;
+		((PageHeader) vmpage)->pd_upper = BLCKSZ;
+		map = (uint8 *) PageGetContents(vmpage);
+		map[MINIDB_VM_MAPBYTE(heapblk)] &=
+			~(VISIBILITYMAP_VALID_BITS << MINIDB_VM_OFFSET(heapblk));
+	}
 }
 
 void
 minidb_write_finish(MinidbPageWrite *w)
 {
+	Buffer		locked[MINIDB_WRITE_MAX_PAGES];
+	int			nlocked = 0;
+
+	if (w->nvm > 0)
+		write_clear_vm_bits(w, locked, &nlocked);
 	GenericXLogFinish(w->state);
 	w->state = NULL;
+	for (int j = 0; j < nlocked; j++)
+		LockBuffer(locked[j], BUFFER_LOCK_UNLOCK);
+	for (int i = 0; i < w->nvm; i++)
+		ReleaseBuffer(w->vm_buffer[i]);
+	w->nvm = 0;
 }
 
 /* ----------------------------------------------------------------

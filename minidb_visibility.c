@@ -92,10 +92,9 @@ minidb_xid_aborted(MinidbVersionHeader *vh, Buffer buffer)
 }
 
 /* MVCC: committed before the snapshot, or ours from an earlier command */
-static bool
-visible_mvcc(MinidbVersionHeader *vh, int index, void *arg)
+static pg_attribute_always_inline bool
+mvcc_sees(MinidbVersionHeader *vh, MinidbVisArg *va)
 {
-	MinidbVisArg *va = (MinidbVisArg *) arg;
 	Snapshot	snapshot = va->snapshot;
 	TransactionId xmin = vh->vh_xmin;
 
@@ -118,6 +117,25 @@ visible_mvcc(MinidbVersionHeader *vh, int index, void *arg)
 	/* finished before the snapshot, and not committed: aborted or crashed */
 	minidb_set_hint(vh, va->buffer, MINIDB_V_XMIN_ABORTED,
 					InvalidTransactionId);
+	return false;
+}
+
+static bool
+visible_mvcc(MinidbVersionHeader *vh, int index, void *arg)
+{
+	return mvcc_sees(vh, (MinidbVisArg *) arg);
+}
+
+/* The same, remembering the xmin passed over (see visible_tracking) */
+static bool
+visible_mvcc_tracking(MinidbVersionHeader *vh, int index, void *arg)
+{
+	MinidbVisArg *va = (MinidbVisArg *) arg;
+
+	if (mvcc_sees(vh, va))
+		return true;
+	if (!(vh->vh_flags & MINIDB_V_XMIN_ABORTED))
+		va->newer_xmin = vh->vh_xmin;
 	return false;
 }
 
@@ -303,8 +321,10 @@ minidb_find_visible(Relation rel, ItemPointer tid, char *rec, uint32 len,
 
 	minidb_vis_arg_init(&va, snapshot, buffer);
 
-	idx = minidb_chain_find_visible(rec, len, visible_tracking, &va, ref,
-									&err);
+	idx = minidb_chain_find_visible(rec, len,
+									snapshot->snapshot_type == SNAPSHOT_MVCC ?
+									visible_mvcc_tracking : visible_tracking,
+									&va, ref, &err);
 	if (idx == -2)
 		minidb_report_corruption(rel, tid, &err);
 	if (idx >= 0 && (ref->vh->vh_flags & MINIDB_V_NODATA_MASK))

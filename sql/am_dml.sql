@@ -5,7 +5,9 @@
 -- side.  cmp(a, b) lists the rows (as whole-row text) that are in one table
 -- but not the other, as a multiset: it must always return 0 rows.
 --
+SET client_min_messages = warning;   -- no NOTICE when it already exists
 CREATE EXTENSION IF NOT EXISTS minidb_am;
+RESET client_min_messages;
 CREATE SCHEMA am_dml;
 SET search_path = am_dml, public;
 

@@ -5,7 +5,9 @@
 -- the issue fixes ("... is not a minidb table") is checked by pattern.
 -- Chain contents are printed without raw xids.
 --
+SET client_min_messages = warning;   -- no NOTICE when it already exists
 CREATE EXTENSION IF NOT EXISTS minidb_am;
+RESET client_min_messages;
 CREATE SCHEMA am_errors;
 SET search_path = am_errors, public;
 
@@ -20,6 +22,7 @@ END $$;
 
 CREATE TABLE m (id int PRIMARY KEY, k int, v text) USING minidb
   WITH (autovacuum_enabled = off);
+CREATE INDEX m_k ON m (k);
 CREATE TABLE h (id int PRIMARY KEY, k int, v text) USING heap;
 CREATE VIEW mv AS SELECT * FROM m;
 CREATE SEQUENCE mseq;

@@ -7,9 +7,11 @@
 -- the same query on both tables under the current enable_* settings, so it
 -- reads the minidb table through the forced path.
 --
+SET client_min_messages = warning;   -- no NOTICE when it already exists
 CREATE EXTENSION IF NOT EXISTS minidb_am;
 CREATE EXTENSION IF NOT EXISTS amcheck;
 CREATE EXTENSION IF NOT EXISTS pageinspect;
+RESET client_min_messages;
 CREATE SCHEMA am_indexes;
 SET search_path = am_indexes, public;
 

@@ -4,7 +4,9 @@
 -- index scans), command ids (cmin, statements that must not see their own
 -- writes), insert+update+delete of one row in one transaction.
 --
+SET client_min_messages = warning;   -- no NOTICE when it already exists
 CREATE EXTENSION IF NOT EXISTS minidb_am;
+RESET client_min_messages;
 CREATE SCHEMA am_mvcc;
 SET search_path = am_mvcc, public;
 

@@ -8,7 +8,9 @@
 -- larger count than heap's; VACUUM must then not remove chunks that live
 -- values still need.  autovacuum is off for these tables.
 --
+SET client_min_messages = warning;   -- no NOTICE when it already exists
 CREATE EXTENSION IF NOT EXISTS minidb_am;
+RESET client_min_messages;
 CREATE SCHEMA am_toast;
 SET search_path = am_toast, public;
 
