@@ -416,4 +416,19 @@ extern void minidb_relation_vacuum(Relation rel, struct VacuumParams *params,
 extern const TableAmRoutine *minidb_routine(void);
 extern void minidb_check_relation(Relation rel, const char *caller);
 
+/* ----------------------------------------------------------------
+ * VACUUM, freezing and the visibility map (issue 6)
+ *
+ * minidb_write_page() (minidb_page.c) clears PD_ALL_VISIBLE and the
+ * page's visibility map bits in the same WAL record as every change;
+ * VACUUM (minidb_vacuum.c) sets them.
+ * ----------------------------------------------------------------
+ */
+/* minidb_prune.c */
+extern int	minidb_prune_plan(char *rec, uint32 len, GlobalVisState *vistest,
+							  Buffer buffer, bool *keep, int *nversions,
+							  int *floor);
+extern Size minidb_page_prunable_bytes(Page page, GlobalVisState *vistest,
+									   Buffer buffer);
+
 #endif							/* MINIDB_AM_H */

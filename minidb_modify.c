@@ -29,7 +29,9 @@
 #include "access/hio.h"
 #include "access/htup_details.h"
 #include "access/xact.h"
+#include "access/xlog.h"
 #include "catalog/catalog.h"
+#include "catalog/pg_publication.h"
 #include "nodes/bitmapset.h"
 #include "pgstat.h"
 #include "storage/bufmgr.h"
@@ -49,6 +51,29 @@
  * Helpers
  * ----------------------------------------------------------------
  */
+
+/*
+ * Changes to minidb tables are logged as generic WAL, which logical
+ * decoding cannot turn into row changes: a publication of a minidb table
+ * would silently replicate nothing.  Refuse to write instead.  Costs
+ * nothing unless wal_level is logical (the descriptor is cached).
+ */
+static void
+check_not_published(Relation rel)
+{
+	PublicationDesc pubdesc;
+
+	if (!XLogLogicalInfoActive())
+		return;
+	RelationBuildPublicationDesc(rel, &pubdesc);
+	if (pubdesc.pubactions.pubinsert || pubdesc.pubactions.pubupdate ||
+		pubdesc.pubactions.pubdelete || pubdesc.pubactions.pubtruncate)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("logical replication of minidb tables is not supported"),
+				 errdetail("Table \"%s\" is part of a publication.",
+						   RelationGetRelationName(rel))));
+}
 
 /* The tuple to store: toasted if it must be, with its table OID set */
 static HeapTuple
@@ -351,6 +376,7 @@ minidb_tuple_insert(Relation rel, TupleTableSlot *slot, CommandId cid,
 	uint32		len;
 	OffsetNumber off;
 
+	check_not_published(rel);
 	slot->tts_tableOid = RelationGetRelid(rel);
 	heaptup = prepare_tuple(rel, tuple, NULL, options);
 	rec = build_record(heaptup, xid, cid, &len);
@@ -414,6 +440,7 @@ minidb_multi_insert(Relation rel, TupleTableSlot **slots, int nslots,
 														   HEAP_DEFAULT_FILLFACTOR);
 	int			i = 0;
 
+	check_not_published(rel);
 	for (int n = 0; n < nslots; n++)
 	{
 		HeapTuple	tuple = ExecFetchSlotHeapTuple(slots[n], true, NULL);
@@ -473,6 +500,7 @@ minidb_tuple_delete(Relation rel, ItemPointer tid, CommandId cid,
 	uint32		len;
 	char	   *rec;
 
+	check_not_published(rel);
 	buffer = lock_record_for_write(rel, tid, cid, snapshot, crosscheck, wait,
 								   tmfd, &wc, &have_tuplock);
 	if (wc.result != TM_Ok)
@@ -662,6 +690,7 @@ minidb_tuple_update(Relation rel, ItemPointer otid, TupleTableSlot *slot,
 	uint32		len;
 	char	   *rec;
 
+	check_not_published(rel);
 	newtup = ExecFetchSlotHeapTuple(slot, true, &shouldFree);
 	newtup->t_tableOid = RelationGetRelid(rel);
 	hot_attrs = RelationGetIndexAttrBitmap(rel, INDEX_ATTR_BITMAP_ALL);

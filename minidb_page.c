@@ -22,6 +22,7 @@
 #include "storage/bufmgr.h"
 #include "storage/freespace.h"
 #include "storage/lmgr.h"
+#include "utils/snapmgr.h"
 
 #include "minidb_am.h"
 
@@ -273,6 +274,31 @@ minidb_write_finish(MinidbPageWrite *w)
  * ----------------------------------------------------------------
  */
 
+/*
+ * Opportunistic pruning for inserts: a locked candidate page short of
+ * "needed" bytes is pruned (one WAL-logged change) when pruning would
+ * give back enough.  Asking first costs a walk over the page's records
+ * (hint bits make it cheap); pruning for nothing would cost a WAL record.
+ * True if the page now has the room.
+ */
+static bool
+prune_for_room(Relation rel, Buffer buffer, Size needed)
+{
+	Page		page = BufferGetPage(buffer);
+	GlobalVisState *vistest = GlobalVisTestFor(rel);
+	MinidbPageWrite w;
+	Page		copy;
+
+	if (minidb_page_free_for_insert(page) +
+		minidb_page_prunable_bytes(page, vistest, buffer) < needed)
+		return false;
+	minidb_write_begin(&w, rel);
+	copy = minidb_write_page(&w, buffer, false);
+	minidb_prune_page(rel, copy, vistest);
+	minidb_write_finish(&w);
+	return minidb_page_free_for_insert(page) >= needed;
+}
+
 /* Lock a candidate page; true if it has room for len (fillfactor kept) */
 static bool
 candidate_has_room(Relation rel, Buffer buffer, uint32 len, bool wait)
@@ -290,6 +316,8 @@ candidate_has_room(Relation rel, Buffer buffer, uint32 len, bool wait)
 		return true;
 	minidb_page_check(rel, buffer);
 	if (minidb_page_free_for_insert(page) >= MAXALIGN(len) + keep_free)
+		return true;
+	if (prune_for_room(rel, buffer, MAXALIGN(len) + keep_free))
 		return true;
 	RecordPageWithFreeSpace(rel, BufferGetBlockNumber(buffer),
 							minidb_page_free_for_insert(page));

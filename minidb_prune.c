@@ -38,25 +38,30 @@ visible_to_all(MinidbVersionHeader *vh, GlobalVisState *vistest,
 }
 
 /*
- * Prune rec in place: returns its new length (== len when nothing went).
- * At least one version always stays; a wholly dead record is VACUUM's.
+ * The pruning rule, without changing anything: keep[i] tells whether
+ * version i stays.  Versions whose xmin aborted go; so does everything
+ * older than the "floor", the newest surviving version that every snapshot
+ * sees.  Returns the number kept (at least one when any version is
+ * committed or in progress; 0 when every version aborted), or -1 for a
+ * damaged record (readers report it).  *floor is the floor's index, or -1.
+ * Hint bits are set through buffer when it is valid.
  */
-uint32
-minidb_prune_record(char *rec, uint32 len, GlobalVisState *vistest,
-					Buffer buffer, int *npruned)
+int
+minidb_prune_plan(char *rec, uint32 len, GlobalVisState *vistest,
+				  Buffer buffer, bool *keep, int *nversions, int *floor)
 {
 	MinidbChainIter it;
 	MinidbVersionRef ref;
 	MinidbChainError err;
 	bool		damaged = false;
-	bool		keep[MINIDB_MAX_VERSIONS];
 	bool		floor_found = false;
 	int			nkeep = 0;
 	int			n = 0;
 
-	*npruned = 0;
+	*nversions = 0;
+	*floor = -1;
 	if (!minidb_chain_iter_init(&it, rec, len, &err))
-		return len;				/* readers report the damage */
+		return -1;
 	while (minidb_chain_iter_next(&it, &ref, &err, &damaged))
 	{
 		MinidbVersionHeader *vh = ref.vh;
@@ -66,10 +71,33 @@ minidb_prune_record(char *rec, uint32 len, GlobalVisState *vistest,
 		{
 			nkeep++;
 			floor_found = visible_to_all(vh, vistest, buffer);
+			if (floor_found)
+				*floor = n;
 		}
 		n++;
 	}
-	if (damaged || nkeep == n)
+	if (damaged)
+		return -1;
+	*nversions = n;
+	return nkeep;
+}
+
+/*
+ * Prune rec in place: returns its new length (== len when nothing went).
+ * At least one version always stays; a wholly dead record is VACUUM's.
+ */
+uint32
+minidb_prune_record(char *rec, uint32 len, GlobalVisState *vistest,
+					Buffer buffer, int *npruned)
+{
+	bool		keep[MINIDB_MAX_VERSIONS];
+	int			n;
+	int			floor;
+	int			nkeep;
+
+	*npruned = 0;
+	nkeep = minidb_prune_plan(rec, len, vistest, buffer, keep, &n, &floor);
+	if (nkeep < 0 || nkeep == n)
 		return len;
 	if (nkeep == 0)
 	{
@@ -78,6 +106,47 @@ minidb_prune_record(char *rec, uint32 len, GlobalVisState *vistest,
 	}
 	*npruned = n - nkeep;
 	return minidb_record_prune(rec, len, keep);
+}
+
+/*
+ * Bytes that pruning the records of a locked page would give back, without
+ * changing it (hint bits aside): lets a writer decide whether pruning is
+ * worth a WAL record.
+ */
+Size
+minidb_page_prunable_bytes(Page page, GlobalVisState *vistest, Buffer buffer)
+{
+	OffsetNumber maxoff = PageGetMaxOffsetNumber(page);
+	Size		total = 0;
+	bool		keep[MINIDB_MAX_VERSIONS];
+
+	for (OffsetNumber off = FirstOffsetNumber; off <= maxoff; off++)
+	{
+		ItemId		lp = PageGetItemId(page, off);
+		char	   *rec;
+		uint32		len;
+		int			n;
+		int			floor;
+		int			nkeep;
+		MinidbChainIter it;
+		MinidbVersionRef ref;
+		MinidbChainError err;
+		bool		damaged = false;
+
+		if (!ItemIdIsNormal(lp))
+			continue;
+		rec = (char *) PageGetItem(page, lp);
+		len = ItemIdGetLength(lp);
+		nkeep = minidb_prune_plan(rec, len, vistest, buffer, keep, &n, &floor);
+		if (nkeep <= 0 || nkeep == n)
+			continue;
+		if (!minidb_chain_iter_init(&it, rec, len, &err))
+			continue;
+		while (minidb_chain_iter_next(&it, &ref, &err, &damaged))
+			if (!keep[ref.index])
+				total += MAXALIGN(ref.vh->vh_len);
+	}
+	return total;
 }
 
 /*

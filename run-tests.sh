@@ -211,6 +211,17 @@ else
     record isolation 0 0 "no specs"
 fi
 
+# ---------------------------------------------------------------- differential
+section "diff (test/diff/run.sh, heap vs minidb)"
+as_pg env PGHOST="$PGHOST" PGPORT="$PGPORT" PGUSER="$PGUSER" PGDATABASE=postgres \
+    "$TREE/test/diff/run.sh" >"$LOG/diff.log" 2>&1
+rc=$?
+grep -E '^seed|^minidb_diff' "$LOG/diff.log"
+P=$(grep -c '^seed [0-9]*: ok' "$LOG/diff.log")
+F=$(grep -c '^seed [0-9]*: FAILED' "$LOG/diff.log")
+runner_failed $rc && tail -20 "$LOG/diff.log"
+record diff "$P" "$F" "8 seeds; reproduce: test/diff/run.sh SEED"
+
 # ---------------------------------------------------------------- pgTAP
 section "pgtap (pg_prove test/pgtap/*.sql)"
 if ls test/pgtap/*.sql >/dev/null 2>&1; then
