@@ -80,7 +80,7 @@ SELECT count(*) FROM via_index('h', 'h_v', 'v >= '''' ');
  SELECT * FROM via_index('m', 'm_v', 'v LIKE ''v1%''')) UNION ALL
 (SELECT * FROM via_index('m', 'm_v', 'v LIKE ''v1%''') EXCEPT ALL
  SELECT * FROM via_index('h', 'h_v', 'v LIKE ''v1%'''));
-SELECT * FROM via_index('m', 'm_kw', 'k = 3 AND w % 2 = 0 AND w < 700') ORDER BY 1;
+SELECT * FROM via_index('m', 'm_kw', 'k = 4 AND w % 2 = 0 AND w < 700') ORDER BY 1;
 (SELECT * FROM via_index('h', 'h_kw', 'k < 50 AND w % 2 = 0') EXCEPT ALL
  SELECT * FROM via_index('m', 'm_kw', 'k < 50 AND w % 2 = 0')) UNION ALL
 (SELECT * FROM via_index('m', 'm_kw', 'k < 50 AND w % 2 = 0') EXCEPT ALL
