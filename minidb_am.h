@@ -211,7 +211,8 @@ extern void minidb_store_tuple(TupleTableSlot *slot, HeapTuple tuple,
 typedef struct MinidbPageRows
 {
 	int			nrows;
-	int			next;
+	int			next;			/* bitmap, sample, analyze: next to hand out */
+	int			cur;			/* seq scans: the row handed out last */
 	OffsetNumber maxoff;		/* of the page the rows came from */
 	OffsetNumber offsets[MaxHeapTuplesPerPage];
 	uint32		starts[MaxHeapTuplesPerPage];	/* into arena */

@@ -66,6 +66,7 @@ rows_reset(MinidbPageRows *rows)
 {
 	rows->nrows = 0;
 	rows->next = 0;
+	rows->cur = -1;
 	rows->arena_used = 0;
 	rows->maxoff = InvalidOffsetNumber;
 }
@@ -318,11 +319,7 @@ minidb_scan_next_page(MinidbScanDesc scan, ScanDirection direction)
 		}
 		collect_page(scan, blkno, NULL, 0);
 		if (scan->rows.nrows > 0)
-		{
-			scan->rows.next = ScanDirectionIsBackward(direction) ?
-				scan->rows.nrows - 1 : 0;
 			return true;
-		}
 	}
 }
 
@@ -339,25 +336,32 @@ row_passes_keys(MinidbScanDesc scan)
 	return result;
 }
 
+/*
+ * The next row in direction.  rows.cur is the row handed out last, so a
+ * change of direction (a scrollable cursor's FETCH BACKWARD) returns the row
+ * before it, as heap does.
+ */
 static bool
 scan_next(MinidbScanDesc scan, ScanDirection direction, TupleTableSlot *slot)
 {
 	bool		backward = ScanDirectionIsBackward(direction);
+	MinidbPageRows *rows = &scan->rows;
 
 	for (;;)
 	{
-		MinidbPageRows *rows = &scan->rows;
+		int			i = rows->cur + (backward ? -1 : 1);
 
-		if (!scan->inited || rows->next < 0 || rows->next >= rows->nrows)
+		if (!scan->inited || i < 0 || i >= rows->nrows)
 		{
 			if (!minidb_scan_next_page(scan, direction))
 			{
 				ExecClearTuple(slot);
 				return false;
 			}
+			i = backward ? rows->nrows - 1 : 0;
 		}
-		store_row(scan, rows->next, slot);
-		rows->next += backward ? -1 : 1;
+		rows->cur = i;
+		store_row(scan, i, slot);
 		if (row_passes_keys(scan))
 			return true;
 	}
