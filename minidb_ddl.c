@@ -32,6 +32,7 @@
 #include "optimizer/optimizer.h"
 #include "pgstat.h"
 #include "storage/bufmgr.h"
+#include "storage/freespace.h"
 #include "storage/procarray.h"
 #include "storage/smgr.h"
 #include "utils/builtins.h"
@@ -106,41 +107,114 @@ minidb_relation_copy_data(Relation rel, const RelFileNode *newrnode)
  * ----------------------------------------------------------------
  */
 
-/* Appends records to a new relation, one WAL record per filled page */
+/*
+ * Appends records to a new relation.  Pages are filled in local memory and
+ * written whole, one WAL record (a full image) per page, so that no buffer
+ * lock is held while the next record is prepared (re-toasting reads and
+ * writes TOAST tables).
+ */
 typedef struct RewriteWriter
 {
 	Relation	rel;
-	Buffer		buffer;
-	MinidbPageWrite w;
-	Page		page;
+	bool		has_page;
+	PGAlignedBlock page;
 } RewriteWriter;
 
 static void
 rewrite_flush(RewriteWriter *rw)
 {
-	if (!BufferIsValid(rw->buffer))
+	MinidbPageWrite w;
+	Buffer		buffer;
+	Page		page;
+
+	if (!rw->has_page)
 		return;
-	minidb_write_finish(&rw->w);
-	UnlockReleaseBuffer(rw->buffer);
-	rw->buffer = InvalidBuffer;
+	buffer = ReadBufferExtended(rw->rel, MAIN_FORKNUM, P_NEW, RBM_NORMAL,
+								NULL);
+	LockBuffer(buffer, BUFFER_LOCK_EXCLUSIVE);
+	minidb_write_begin(&w, rw->rel);
+	page = minidb_write_page(&w, buffer, true);
+	memcpy(page, rw->page.data, BLCKSZ);
+	minidb_write_finish(&w);
+	RecordPageWithFreeSpace(rw->rel, BufferGetBlockNumber(buffer),
+							minidb_page_free_for_insert((Page) rw->page.data));
+	UnlockReleaseBuffer(buffer);
+	rw->has_page = false;
 }
 
 static void
 rewrite_add(RewriteWriter *rw, const char *rec, uint32 len)
 {
-	if (BufferIsValid(rw->buffer) &&
-		minidb_page_free_for_insert(rw->page) < MAXALIGN(len))
+	if (rw->has_page &&
+		minidb_page_free_for_insert((Page) rw->page.data) < MAXALIGN(len))
 		rewrite_flush(rw);
-	if (!BufferIsValid(rw->buffer))
+	if (!rw->has_page)
 	{
-		bool		is_new;
-
-		rw->buffer = minidb_buffer_for_insert(rw->rel, len, NULL,
-											  InvalidBuffer, &is_new);
-		minidb_write_begin(&rw->w, rw->rel);
-		rw->page = minidb_write_page(&rw->w, rw->buffer, is_new);
+		minidb_page_init((Page) rw->page.data);
+		rw->has_page = true;
 	}
-	minidb_page_add_record(rw->page, rec, len);
+	minidb_page_add_record((Page) rw->page.data, rec, len);
+}
+
+/*
+ * Versions holding TOAST pointers are re-toasted into the new relation, as
+ * heap's rewrite does: during CLUSTER the new table's pointers must name
+ * values saved for it (the TOAST tables are then swapped by content, and
+ * toast_save_datum keeps value OIDs, writing a value shared by several
+ * versions once).  Returns rec itself when no version has external values.
+ */
+static char *
+retoast_record(Relation newrel, char *rec, uint32 *len, ItemPointer tid)
+{
+	MinidbVersionData *versions;
+	MinidbChainError err;
+	bool		any = false;
+	char	   *out;
+	uint32		size = MINIDB_RECORD_HDRSZ;
+	int			n;
+
+	n = minidb_chain_decode_all(rec, *len, &versions, &err);
+	if (n < 0)
+		minidb_report_corruption(newrel, tid, &err);
+	for (int i = 0; i < n; i++)
+	{
+		MinidbTupleBuf buf;
+		HeapTuple	tup;
+		HeapTuple	toasted;
+		uint16		keep;
+
+		if (versions[i].flags & MINIDB_V_HASEXTERNAL)
+		{
+			any = true;
+			minidb_tuplebuf_init(&buf, CurrentMemoryContext);
+			tup = minidb_materialize_data(&buf, &versions[i],
+										  InvalidTransactionId, tid,
+										  RelationGetRelid(newrel));
+			toasted = heap_toast_insert_or_update(newrel, tup, NULL,
+												  HEAP_INSERT_NO_LOGICAL);
+			keep = versions[i].flags & (MINIDB_V_HINT_MASK | MINIDB_V_NODATA_MASK);
+			minidb_version_from_tuple(toasted, versions[i].xmin,
+									  versions[i].cid, &versions[i]);
+			versions[i].flags |= keep;
+		}
+		size += MAXALIGN(minidb_version_size(&versions[i]));
+	}
+	if (!any)
+		return rec;
+
+	/* rebuild, oldest first; header fields were settled by the rewrite */
+	out = palloc(size);
+	*len = minidb_record_build(out, size, &versions[n - 1]);
+	for (int i = n - 2; i >= 0; i--)
+	{
+		char	   *next = palloc(size);
+
+		*len = minidb_record_prepend(next, size, out, *len, &versions[i]);
+		pfree(out);
+		out = next;
+	}
+	minidb_record_header(out)->rh_flags = minidb_record_header(rec)->rh_flags;
+	return out;
 }
 
 typedef struct RewriteState
@@ -149,36 +223,39 @@ typedef struct RewriteState
 	TransactionId freeze_cutoff;
 	RewriteWriter writer;
 	Buffer		pin;
+	MemoryContext cxt;			/* reset per record */
 	double		num_tuples;
 	double		tups_vacuumed;
 	double		tups_recently_dead;
 } RewriteState;
 
-/* Copy the record at tid, pruned and frozen, into the new relation */
+/* Copy the record at tid, pruned, frozen and re-toasted, to the new table */
 static void
 rewrite_record(Relation old, ItemPointer tid, RewriteState *rs)
 {
+	MemoryContext oldcxt = MemoryContextSwitchTo(rs->cxt);
 	MinidbViewStatus status;
 	uint32		len;
-	uint32		newlen;
 	int			nkept;
 	char	   *rec;
 
-	rec = minidb_copy_record(old, tid, &rs->pin, CurrentMemoryContext, &len,
-							 &status);
-	if (rec == NULL)
-		return;
-	newlen = minidb_rewrite_record(rec, len, rs->oldest_xmin,
-								   rs->freeze_cutoff, &nkept);
-	if (newlen == 0)
-		rs->tups_vacuumed += 1;
-	else
+	rec = minidb_copy_record(old, tid, &rs->pin, rs->cxt, &len, &status);
+	if (rec != NULL)
 	{
-		rewrite_add(&rs->writer, rec, newlen);
-		rs->num_tuples += 1;
-		rs->tups_recently_dead += nkept - 1;
+		len = minidb_rewrite_record(rec, len, rs->oldest_xmin,
+									rs->freeze_cutoff, &nkept);
+		if (len == 0)
+			rs->tups_vacuumed += 1;
+		else
+		{
+			rec = retoast_record(rs->writer.rel, rec, &len, tid);
+			rewrite_add(&rs->writer, rec, len);
+			rs->num_tuples += 1;
+			rs->tups_recently_dead += nkept - 1;
+		}
 	}
-	pfree(rec);
+	MemoryContextSwitchTo(oldcxt);
+	MemoryContextReset(rs->cxt);
 }
 
 /* Every record, in index order (CLUSTER) */
@@ -258,8 +335,10 @@ minidb_relation_copy_for_cluster(Relation OldTable, Relation NewTable,
 	rs.oldest_xmin = OldestXmin;
 	rs.freeze_cutoff = *xid_cutoff;
 	rs.writer.rel = NewTable;
-	rs.writer.buffer = InvalidBuffer;
+	rs.writer.has_page = false;
 	rs.pin = InvalidBuffer;
+	rs.cxt = AllocSetContextCreate(CurrentMemoryContext, "minidb rewrite",
+								   ALLOCSET_DEFAULT_SIZES);
 
 	if (OldIndex != NULL)
 		rewrite_in_index_order(OldTable, OldIndex, &rs);
@@ -268,6 +347,7 @@ minidb_relation_copy_for_cluster(Relation OldTable, Relation NewTable,
 	rewrite_flush(&rs.writer);
 	if (BufferIsValid(rs.pin))
 		ReleaseBuffer(rs.pin);
+	MemoryContextDelete(rs.cxt);
 
 	*num_tuples = rs.num_tuples;
 	*tups_vacuumed = rs.tups_vacuumed;
