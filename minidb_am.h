@@ -72,12 +72,27 @@ extern void minidb_page_replace_record(Page page, OffsetNumber off,
 extern char *minidb_page_get_record(Relation rel, Buffer buffer,
 									OffsetNumber off, uint32 *len);
 
-/* WAL-logged page writes (generic WAL for now) */
+/*
+ * minidb_wal.c: generic WAL records (replayed by the server's generic_redo)
+ * made with a fast delta; the interface mirrors access/generic_xlog.h.
+ */
+#define MINIDB_WAL_MAX_PAGES	4	/* MAX_GENERIC_XLOG_PAGES */
+#define MINIDB_WAL_FULL_IMAGE	0x0001	/* GENERIC_XLOG_FULL_IMAGE */
+
+typedef struct MinidbWalState MinidbWalState;
+
+extern MinidbWalState *minidb_wal_start(Relation rel);
+extern Page minidb_wal_register(MinidbWalState *state, Buffer buffer,
+								int flags);
+extern XLogRecPtr minidb_wal_finish(MinidbWalState *state);
+extern void minidb_wal_abort(MinidbWalState *state);
+
+/* WAL-logged page writes */
 #define MINIDB_WRITE_MAX_PAGES	4	/* generic WAL's MAX_GENERIC_XLOG_PAGES */
 
 typedef struct MinidbPageWrite
 {
-	struct GenericXLogState *state;
+	MinidbWalState *state;
 	int			nbuffers;
 	/*
 	 * Pages that were all-visible: minidb_write_finish clears their

@@ -29,6 +29,7 @@
 #include "access/hio.h"
 #include "access/htup_details.h"
 #include "access/xact.h"
+#include "access/transam.h"
 #include "access/xlog.h"
 #include "catalog/catalog.h"
 #include "catalog/pg_publication.h"
@@ -169,6 +170,8 @@ page_prepend(Relation rel, Page page, OffsetNumber off,
 		ItemPointerSetInvalid(&rh->rh_successor);
 	minidb_page_replace_record(page, off, buf, newlen);
 	pfree(buf);
+	/* the version just superseded is prunable once v->xmin is old enough */
+	PageSetPrunable(page, v->xmin);
 }
 
 /* ----------------------------------------------------------------
@@ -574,8 +577,46 @@ changed_columns(Relation rel, Bitmapset *attrs, HeapTuple oldtup,
 }
 
 /*
+ * Does the page hold versions that may be prunable by now?  pd_prune_xid
+ * is the oldest xid that superseded a version on the page (as for heap);
+ * until the horizon passes it, pruning cannot free anything.
+ */
+static bool
+page_worth_pruning(Relation rel, Page page)
+{
+	TransactionId prune_xid = ((PageHeader) page)->pd_prune_xid;
+
+	return TransactionIdIsValid(prune_xid) &&
+		GlobalVisTestIsRemovableXid(GlobalVisTestFor(rel), prune_xid);
+}
+
+/*
+ * After pruning, what is left to prune later?  Records that still hold
+ * more than one version were superseded by xids older than the next xid:
+ * try again once that one is beyond the horizon.
+ */
+static void
+reset_prune_hint(Page page)
+{
+	OffsetNumber maxoff = PageGetMaxOffsetNumber(page);
+
+	for (OffsetNumber off = FirstOffsetNumber; off <= maxoff; off++)
+	{
+		ItemId		lp = PageGetItemId(page, off);
+
+		if (ItemIdIsNormal(lp) &&
+			minidb_record_header((char *) PageGetItem(page, lp))->rh_nversions > 1)
+		{
+			((PageHeader) page)->pd_prune_xid = ReadNextTransactionId();
+			return;
+		}
+	}
+	PageClearPrunable(page);
+}
+
+/*
  * Room on the page for the record at off to grow to newlen, pruning the
- * page (within the caller's WAL write) if that is what it takes.
+ * page (within the caller's WAL write) if that can help.
  */
 static bool
 room_for_prepend(Relation rel, Page page, OffsetNumber off, uint32 newlen)
@@ -584,7 +625,10 @@ room_for_prepend(Relation rel, Page page, OffsetNumber off, uint32 newlen)
 		return false;
 	if (minidb_page_free_for_replace(page, off, newlen) > 0)
 		return true;
+	if (!page_worth_pruning(rel, page))
+		return false;
 	minidb_prune_page(rel, page, GlobalVisTestFor(rel));
+	reset_prune_hint(page);
 	return minidb_page_free_for_replace(page, off, newlen) > 0;
 }
 

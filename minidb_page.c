@@ -142,7 +142,7 @@ minidb_page_get_record(Relation rel, Buffer buffer, OffsetNumber off,
  *
  * The visibility map page is registered with generic WAL like any other
  * page.  One catch: generic WAL treats the bytes between pd_lower and
- * pd_upper as a hole it neither logs nor keeps (GenericXLogFinish zeroes
+ * pd_upper as a hole it neither logs nor keeps (minidb_wal_finish zeroes
  * it), and a visibility map page keeps its whole bitmap in exactly that
  * hole (PageInit(page, BLCKSZ, 0) leaves pd_lower at the header).  So the
  * image we change gets pd_lower = pd_upper = BLCKSZ: no hole, and the
@@ -165,7 +165,7 @@ minidb_page_get_record(Relation rel, Buffer buffer, OffsetNumber off,
 void
 minidb_write_begin(MinidbPageWrite *w, Relation rel)
 {
-	w->state = GenericXLogStart(rel);
+	w->state = minidb_wal_start(rel);
 	w->nbuffers = 0;
 	w->rel = rel;
 	w->nvm = 0;
@@ -181,8 +181,8 @@ minidb_write_page(MinidbPageWrite *w, Buffer buffer, bool is_new)
 {
 	Page		page;
 
-	page = GenericXLogRegisterBuffer(w->state, buffer,
-									 is_new ? GENERIC_XLOG_FULL_IMAGE : 0);
+	page = minidb_wal_register(w->state, buffer,
+									 is_new ? MINIDB_WAL_FULL_IMAGE : 0);
 	if (is_new || PageIsNew(page))
 		minidb_page_init(page);
 	else if (PageIsAllVisible(page))
@@ -242,7 +242,7 @@ write_clear_vm_bits(MinidbPageWrite *w, Buffer *locked, int *nlocked)
 			LockBuffer(vmbuf, BUFFER_LOCK_EXCLUSIVE);
 			locked[(*nlocked)++] = vmbuf;
 		}
-		vmpage = GenericXLogRegisterBuffer(w->state, vmbuf, 0);
+		vmpage = minidb_wal_register(w->state, vmbuf, 0);
 		/* no hole: see above */
 		((PageHeader) vmpage)->pd_lower = BLCKSZ;
 		((PageHeader) vmpage)->pd_upper = BLCKSZ;
@@ -260,7 +260,7 @@ minidb_write_finish(MinidbPageWrite *w)
 
 	if (w->nvm > 0)
 		write_clear_vm_bits(w, locked, &nlocked);
-	GenericXLogFinish(w->state);
+	minidb_wal_finish(w->state);
 	w->state = NULL;
 	for (int j = 0; j < nlocked; j++)
 		LockBuffer(locked[j], BUFFER_LOCK_UNLOCK);
@@ -359,6 +359,7 @@ minidb_buffer_for_insert(Relation rel, uint32 len, BulkInsertState bistate,
 	bool		wait = !BufferIsValid(otherBuffer);
 	Size		keep_free = RelationGetTargetPageFreeSpace(rel,
 														   HEAP_DEFAULT_FILLFACTOR);
+	Buffer		buffer;
 	int			tries;
 
 	if (len > MINIDB_MAX_RECORD_LEN)
@@ -370,6 +371,8 @@ minidb_buffer_for_insert(Relation rel, uint32 len, BulkInsertState bistate,
 	if (bistate && BufferIsValid(bistate->current_buf))
 		target = BufferGetBlockNumber(bistate->current_buf);
 	else
+		target = RelationGetTargetBlock(rel);
+	if (target == InvalidBlockNumber)
 		target = GetPageWithFreeSpace(rel, MAXALIGN(len) + keep_free);
 	if (target == InvalidBlockNumber)
 	{
@@ -381,20 +384,22 @@ minidb_buffer_for_insert(Relation rel, uint32 len, BulkInsertState bistate,
 
 	for (tries = 0; tries < 4 && target != InvalidBlockNumber; tries++)
 	{
-		Buffer		buffer;
-
-		if (target == other)
-			break;
-		buffer = ReadBufferExtended(rel, MAIN_FORKNUM, target, RBM_NORMAL,
-									bistate ? bistate->strategy : NULL);
-		if (candidate_has_room(rel, buffer, len, wait))
+		if (target != other)
 		{
-			*is_new = PageIsNew(BufferGetPage(buffer));
-			return buffer;
+			buffer = ReadBufferExtended(rel, MAIN_FORKNUM, target, RBM_NORMAL,
+										bistate ? bistate->strategy : NULL);
+			if (candidate_has_room(rel, buffer, len, wait))
+			{
+				*is_new = PageIsNew(BufferGetPage(buffer));
+				RelationSetTargetBlock(rel, target);
+				return buffer;
+			}
+			ReleaseBuffer(buffer);
 		}
-		ReleaseBuffer(buffer);
 		target = GetPageWithFreeSpace(rel, MAXALIGN(len) + keep_free);
 	}
 	*is_new = true;
-	return extend_relation(rel, bistate);
+	buffer = extend_relation(rel, bistate);
+	RelationSetTargetBlock(rel, BufferGetBlockNumber(buffer));
+	return buffer;
 }

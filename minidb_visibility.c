@@ -36,8 +36,17 @@ void
 minidb_set_hint(MinidbVersionHeader *vh, Buffer buffer, uint16 hint,
 				TransactionId xid)
 {
+	/*
+	 * No buffer: vh is in a private copy of a record, or in the page image a
+	 * WAL-logged change is building (minidb_write_page).  There the hint goes
+	 * out with the change's own WAL record, which follows the commit record,
+	 * so the commit-LSN rule below is kept by construction.
+	 */
 	if (!BufferIsValid(buffer))
+	{
+		vh->vh_flags |= hint;
 		return;
+	}
 
 	if (hint == MINIDB_V_XMIN_COMMITTED && TransactionIdIsValid(xid))
 	{
