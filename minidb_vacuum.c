@@ -3,12 +3,36 @@
  * minidb_vacuum.c
  *	  VACUUM for minidb tables.
  *
- * This first version prunes every chain to the removal horizon, keeps the
- * free space map current and reports statistics.  Dead records (a
- * committed tombstone or moved marker beyond the horizon) keep their line
- * pointer and index entries for now; removing them together with their
- * index entries, freezing and the visibility map come with the VACUUM
- * work item.
+ * The shape is heap's lazy VACUUM (vacuumlazy.c), for version chains:
+ *
+ *	1. scan: every page not skipped through the visibility map is locked
+ *	   exclusively and, in ONE WAL-logged change, each record is pruned to
+ *	   the removal horizon (minidb_prune_plan), versions older than the
+ *	   freeze cutoff are frozen, stale row lockers are forgotten, and dead
+ *	   records (effective head a committed tombstone or moved marker beyond
+ *	   the horizon, or every version aborted) become LP_DEAD line pointers
+ *	   whose TIDs are collected.  A page whose records are all committed,
+ *	   one version deep and visible to everyone is marked all-visible (and
+ *	   all-frozen when every version is frozen) in the visibility map.
+ *	2. vacuum indexes: index_bulk_delete on every index, with the server's
+ *	   own TID membership test (vac_bulkdel_one_index: a sorted array and
+ *	   bsearch).  When maintenance_work_mem fills up, phases 2 and 3 run
+ *	   and the scan continues: several index passes.
+ *	3. vacuum heap: the collected LP_DEAD items become LP_UNUSED (one
+ *	   WAL-logged change per page).
+ *	4. index cleanup, truncation of empty pages at the end, statistics:
+ *	   relpages, reltuples, relallvisible, relfrozenxid and relminmxid
+ *	   (vac_update_relstats), the cumulative statistics, the free space map.
+ *
+ * Every page change is a single generic WAL record made under the buffer's
+ * exclusive lock, so cancelling VACUUM (statement_timeout, pg_cancel_backend)
+ * at any CHECK_FOR_INTERRUPTS leaves every page consistent: at worst some
+ * dead records stay LP_DEAD with their index entries, which readers skip
+ * and the next VACUUM finishes.
+ *
+ * A minidb page needs no cleanup lock: readers keep no pointers into a
+ * page once they release its content lock (the view contract), so an
+ * exclusive content lock is enough to move records around.
  *
  * Copyright (c) 2026, minidb_am developers
  *
@@ -16,107 +40,1180 @@
  */
 #include "postgres.h"
 
+#include <math.h>
+
+#include "access/genam.h"
 #include "access/multixact.h"
 #include "access/transam.h"
+#include "access/visibilitymap.h"
+#include "access/xact.h"
+#include "catalog/storage.h"
+#include "commands/dbcommands.h"
 #include "commands/progress.h"
 #include "commands/vacuum.h"
 #include "miscadmin.h"
 #include "pgstat.h"
+#include "postmaster/autovacuum.h"
 #include "storage/bufmgr.h"
 #include "storage/freespace.h"
+#include "storage/lmgr.h"
+#include "storage/procarray.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
 #include "utils/snapmgr.h"
+#include "utils/timestamp.h"
 
 #include "minidb_am.h"
 
-typedef struct VacuumCounts
-{
-	BlockNumber pages;
-	double		live_records;
-	double		dead_records;
-	double		versions_pruned;
-} VacuumCounts;
+/* The same thresholds heap uses (vacuumlazy.c) */
+#define REL_TRUNCATE_MINIMUM	1000
+#define REL_TRUNCATE_FRACTION	16
+#define VACUUM_TRUNCATE_LOCK_CHECK_INTERVAL		20	/* ms */
+#define VACUUM_TRUNCATE_LOCK_WAIT_INTERVAL		50	/* ms */
+#define VACUUM_TRUNCATE_LOCK_TIMEOUT			5000	/* ms */
+#define SKIP_PAGES_THRESHOLD	((BlockNumber) 32)
 
-/* Count the records of a pruned page as live or dead */
-static void
-count_records(Page page, GlobalVisState *vistest, VacuumCounts *counts)
+typedef enum VacPhase
 {
+	VAC_PHASE_UNKNOWN,
+	VAC_PHASE_SCAN,
+	VAC_PHASE_VACUUM_INDEX,
+	VAC_PHASE_VACUUM_HEAP,
+	VAC_PHASE_INDEX_CLEANUP,
+	VAC_PHASE_TRUNCATE
+} VacPhase;
+
+typedef struct MinidbVacState
+{
+	Relation	rel;
+	char	   *relname;
+	char	   *relnamespace;
+	BufferAccessStrategy bstrategy;
+	bool		verbose;
+	bool		aggressive;
+	bool		skipwithvm;
+	bool		do_index_vacuuming;
+	bool		do_index_cleanup;
+	bool		do_truncate;
+	bool		failsafe;
+	int			nindexes;
+	Relation   *indrels;
+	IndexBulkDeleteResult **indstats;
+
+	/* cutoffs */
+	TransactionId OldestXmin;
+	TransactionId FreezeLimit;
+	MultiXactId OldestMxact;
+	MultiXactId MultiXactCutoff;
+	GlobalVisState *vistest;
+
+	/* what relfrozenxid / relminmxid can become */
+	TransactionId NewRelfrozenXid;
+	MultiXactId NewRelminMxid;
+	bool		skippedallvis;	/* skipped a page that was not all-frozen */
+	bool		unknown_xids;	/* a damaged record: its xids are unknown */
+
+	/* dead items awaiting index vacuuming */
+	VacDeadItems *dead_items;
+
+	/* error context */
+	VacPhase	phase;
+	BlockNumber blkno;
+
+	/* counters */
+	BlockNumber rel_pages;
+	BlockNumber scanned_pages;
+	BlockNumber skipped_allvis;
+	BlockNumber skipped_frozen;
+	BlockNumber removed_pages;
+	BlockNumber nonempty_pages;
+	BlockNumber vm_set_visible;
+	BlockNumber vm_set_frozen;
+	int			num_index_scans;
+	double		live_records;
+	double		recently_dead;	/* versions and records not yet removable */
+	double		versions_pruned;
+	double		versions_frozen;
+	double		records_dead;	/* made LP_DEAD */
+	double		records_removed;	/* made LP_UNUSED */
+	double		lockers_cleared;
+	double		damaged_records;
+} MinidbVacState;
+
+/* What VACUUM does, or would do, to one record */
+typedef struct RecordResult
+{
+	bool		damaged;
+	bool		dead;			/* dead to everyone: LP_DEAD */
+	bool		needs_write;	/* prune, freeze or a stale locker */
+	bool		all_visible;	/* afterwards: one committed data version that
+								 * every snapshot sees */
+	bool		all_frozen;		/* ... and it is frozen, with no row locker */
+	bool		live;			/* the row exists for new snapshots */
+	int			npruned;
+	int			nfrozen;
+	int			nrecently_dead; /* versions kept for older snapshots */
+	bool		clear_locker;
+	TransactionId head_xmin;	/* all_visible: the head's xmin, if normal */
+	TransactionId oldest_xid;	/* oldest unfrozen xid left, or invalid */
+	MultiXactId oldest_multi;	/* a row-locking multi left, or invalid */
+} RecordResult;
+
+/* What one page holds, as VACUUM sees it */
+typedef struct PageResult
+{
+	bool		needs_write;
+	bool		all_visible;
+	bool		all_frozen;
+	bool		hastup;			/* a record that stays */
+	TransactionId cutoff;		/* newest head xmin: standby conflicts */
+	RecordResult recs[MaxHeapTuplesPerPage + 1];
+} PageResult;
+
+static void
+track_oldest_xid(TransactionId *oldest, TransactionId xid)
+{
+	if (!TransactionIdIsNormal(xid))
+		return;
+	if (!TransactionIdIsValid(*oldest) || TransactionIdPrecedes(xid, *oldest))
+		*oldest = xid;
+}
+
+/*
+ * Decide (apply = false, on the page in the buffer, setting hint bits) or
+ * carry out (apply = true, on the page image of a WAL-logged write, with
+ * buffer invalid) what VACUUM does to one record.  The decisions only grow
+ * with time (an xid committed and beyond the horizon stays so), so a
+ * record the first call found all-visible is all-visible after the second.
+ * Returns the record's new length.
+ */
+static uint32
+vacuum_record(MinidbVacState *vs, char *rec, uint32 len, Buffer buffer,
+			  bool apply, RecordResult *r)
+{
+	bool		keep[MINIDB_MAX_VERSIONS];
+	MinidbRecordHeader *rh = minidb_record_header(rec);
+	MinidbChainIter it;
+	MinidbVersionRef ref;
+	MinidbChainError err;
+	bool		damaged = false;
+	bool		head_frozen = false;
+	int			n;
+	int			floor;
+	int			nkeep;
+	int			k = 0;
+
+	memset(r, 0, sizeof(*r));
+	r->head_xmin = InvalidTransactionId;
+	r->oldest_xid = InvalidTransactionId;
+	r->oldest_multi = InvalidMultiXactId;
+
+	nkeep = minidb_prune_plan(rec, len, vs->vistest, buffer, keep, &n, &floor);
+	if (nkeep < 0)
+	{
+		r->damaged = true;
+		return len;
+	}
+	if (!apply && minidb_record_is_dead(rec, len, vs->vistest, buffer, NULL))
+	{
+		r->dead = true;
+		r->needs_write = true;
+		return len;
+	}
+	if (nkeep == 0)				/* all aborted, found dead since: keep one */
+	{
+		keep[0] = true;
+		nkeep = 1;
+	}
+
+	r->npruned = n - nkeep;
+	r->nrecently_dead = nkeep - 1;
+	if (apply && nkeep < n)
+	{
+		len = minidb_record_prune(rec, len, keep);
+		for (int i = 0; i < nkeep; i++)
+			keep[i] = true;
+	}
+
+	/* freeze what is older than the cutoff; see what stays unfrozen */
+	if (!minidb_chain_iter_init(&it, rec, len, &err))
+	{
+		r->damaged = true;
+		return len;
+	}
+	while (minidb_chain_iter_next(&it, &ref, &err, &damaged))
+	{
+		MinidbVersionHeader *vh = ref.vh;
+		bool		frozen;
+		bool		committed;
+
+		if (!keep[ref.index])
+			continue;
+		frozen = (vh->vh_flags & MINIDB_V_FROZEN) != 0;
+		committed = frozen || minidb_xid_committed(vh, buffer);
+		if (!frozen && committed &&
+			TransactionIdPrecedes(vh->vh_xmin, vs->FreezeLimit))
+		{
+			r->nfrozen++;
+			frozen = true;
+			if (apply)
+				vh->vh_flags |= MINIDB_V_FROZEN;
+		}
+		if (!frozen)
+			track_oldest_xid(&r->oldest_xid, vh->vh_xmin);
+		if (k == 0)
+		{
+			/* the effective head */
+			bool		marker = (vh->vh_flags & MINIDB_V_NODATA_MASK) != 0;
+
+			r->live = !marker || !committed;
+			r->all_visible = (nkeep == 1 && floor >= 0 && !marker);
+			head_frozen = frozen;
+			if (r->all_visible && !frozen)
+				r->head_xmin = vh->vh_xmin;
+			if (marker && committed)
+				r->nrecently_dead++;	/* the record itself */
+		}
+		k++;
+	}
+	if (damaged)
+	{
+		r->damaged = true;
+		return len;
+	}
+
+	/* the row locker: forget it once it cannot be running any more */
+	if (TransactionIdIsValid(rh->rh_locker) ||
+		rh->rh_lockmode != MINIDB_LOCK_NONE)
+	{
+		bool		stale;
+
+		if (rh->rh_flags & MINIDB_REC_LOCK_MULTI)
+			stale = !MultiXactIdIsValid(rh->rh_locker) ||
+				MultiXactIdPrecedes(rh->rh_locker, vs->OldestMxact) ||
+				!MultiXactIdIsRunning(rh->rh_locker, false);
+		else
+			stale = !TransactionIdIsValid(rh->rh_locker) ||
+				rh->rh_lockmode == MINIDB_LOCK_NONE ||
+				!TransactionIdIsInProgress(rh->rh_locker);
+		if (stale)
+		{
+			r->clear_locker = true;
+			if (apply)
+			{
+				rh->rh_locker = InvalidTransactionId;
+				rh->rh_lockmode = MINIDB_LOCK_NONE;
+				rh->rh_flags &= ~MINIDB_REC_LOCK_MULTI;
+			}
+		}
+		else if (rh->rh_flags & MINIDB_REC_LOCK_MULTI)
+			r->oldest_multi = rh->rh_locker;
+		else
+			track_oldest_xid(&r->oldest_xid, rh->rh_locker);
+	}
+
+	r->all_frozen = r->all_visible && head_frozen &&
+		(r->clear_locker || (!TransactionIdIsValid(rh->rh_locker) &&
+							 rh->rh_lockmode == MINIDB_LOCK_NONE));
+	r->needs_write = r->npruned > 0 || r->nfrozen > 0 || r->clear_locker;
+	return len;
+}
+
+/*
+ * Look at every item of a locked page: fills pr and counts nothing.
+ * dead_to_unused: LP_DEAD items are about to become unused (no indexes),
+ * so they do not keep the page from being all-visible.
+ */
+static void
+analyze_page(MinidbVacState *vs, Buffer buffer, bool dead_to_unused,
+			 PageResult *pr)
+{
+	Page		page = BufferGetPage(buffer);
 	OffsetNumber maxoff = PageGetMaxOffsetNumber(page);
+
+	pr->needs_write = false;
+	pr->all_visible = true;
+	pr->all_frozen = true;
+	pr->hastup = false;
+	pr->cutoff = InvalidTransactionId;
 
 	for (OffsetNumber off = FirstOffsetNumber; off <= maxoff; off++)
 	{
 		ItemId		lp = PageGetItemId(page, off);
+		RecordResult *r = &pr->recs[off];
 
-		if (!ItemIdIsNormal(lp))
+		memset(r, 0, sizeof(*r));
+		if (!ItemIdIsUsed(lp))
 			continue;
-		if (minidb_record_is_dead((char *) PageGetItem(page, lp),
-								  ItemIdGetLength(lp), vistest,
-								  InvalidBuffer, NULL))
-			counts->dead_records += 1;
-		else
-			counts->live_records += 1;
+		if (ItemIdIsDead(lp))
+		{
+			if (dead_to_unused)
+				pr->needs_write = true;
+			else
+				pr->all_visible = false;
+			continue;
+		}
+		if (!ItemIdIsNormal(lp))
+		{
+			/* a redirect: minidb makes none; leave it alone */
+			pr->all_visible = false;
+			pr->hastup = true;
+			continue;
+		}
+		vacuum_record(vs, (char *) PageGetItem(page, lp),
+					  ItemIdGetLength(lp), buffer, false, r);
+		if (r->damaged)
+		{
+			pr->all_visible = false;
+			pr->hastup = true;
+			continue;
+		}
+		if (r->dead)
+		{
+			pr->needs_write = true;
+			if (!dead_to_unused)
+				pr->all_visible = false;
+			continue;
+		}
+		pr->hastup = true;
+		pr->needs_write |= r->needs_write;
+		pr->all_visible &= r->all_visible;
+		pr->all_frozen &= r->all_frozen;
+		if (TransactionIdIsNormal(r->head_xmin) &&
+			(!TransactionIdIsValid(pr->cutoff) ||
+			 TransactionIdFollows(r->head_xmin, pr->cutoff)))
+			pr->cutoff = r->head_xmin;
 	}
+	if (!pr->all_visible)
+		pr->all_frozen = false;
+}
+
+/* Room for a new record on a page that is all-zero now */
+static Size
+free_on_empty_page(void)
+{
+	static Size free = 0;
+
+	if (free == 0)
+	{
+		PGAlignedBlock page;
+
+		minidb_page_init(page.data);
+		free = minidb_page_free_for_insert(page.data);
+	}
+	return free;
 }
 
 static void
-vacuum_page(Relation rel, BlockNumber blkno, BufferAccessStrategy bstrategy,
-			GlobalVisState *vistest, VacuumCounts *counts)
+dead_items_add(MinidbVacState *vs, BlockNumber blkno, OffsetNumber off)
 {
-	Buffer		buffer = ReadBufferExtended(rel, MAIN_FORKNUM, blkno,
-											RBM_NORMAL, bstrategy);
-	MinidbPageWrite w;
+	VacDeadItems *d = vs->dead_items;
+
+	Assert(d->num_items < d->max_items);
+	ItemPointerSet(&d->items[d->num_items], blkno, off);
+	d->num_items++;
+}
+
+/*
+ * Mark the page all-visible (and all-frozen) if pr says so, or make sure
+ * the map says nothing when the page is not.  Buffer locked exclusively.
+ */
+static void
+update_vm(MinidbVacState *vs, BlockNumber blkno, Buffer buffer,
+		  Buffer vmbuffer, PageResult *pr)
+{
+	Relation	rel = vs->rel;
+	Page		page = BufferGetPage(buffer);
+	uint8		status = visibilitymap_get_status(rel, blkno, &vmbuffer);
+
+	if (pr->all_visible)
+	{
+		uint8		flags = VISIBILITYMAP_ALL_VISIBLE;
+
+		if (pr->all_frozen)
+			flags |= VISIBILITYMAP_ALL_FROZEN;
+		if (!PageIsAllVisible(page) || (status & flags) != flags)
+		{
+			/*
+			 * The map's WAL record (log_heap_visible) replays as "set
+			 * PD_ALL_VISIBLE on the page and the bits in the map", a
+			 * generic page-header flag that suits our pages.  Its cutoff
+			 * xid makes standbys cancel queries that could still need the
+			 * versions this VACUUM pruned or froze on this page.
+			 */
+			if (!PageIsAllVisible(page) && status != 0)
+				visibilitymap_clear(rel, blkno, vmbuffer,
+									VISIBILITYMAP_VALID_BITS);
+			PageSetAllVisible(page);
+			MarkBufferDirty(buffer);
+			visibilitymap_set(rel, blkno, buffer, InvalidXLogRecPtr,
+							  vmbuffer, pr->cutoff, flags);
+			if (!(status & VISIBILITYMAP_ALL_VISIBLE))
+				vs->vm_set_visible++;
+			if (pr->all_frozen && !(status & VISIBILITYMAP_ALL_FROZEN))
+				vs->vm_set_frozen++;
+		}
+	}
+	else if (status != 0 && !PageIsAllVisible(page))
+	{
+		/* never true for pages we marked; heap repairs it the same way */
+		visibilitymap_clear(rel, blkno, vmbuffer, VISIBILITYMAP_VALID_BITS);
+	}
+}
+
+/* Fold a record's outcome into the counters and the new relfrozenxid */
+static void
+count_record(MinidbVacState *vs, RecordResult *r)
+{
+	if (r->damaged)
+	{
+		vs->damaged_records += 1;
+		vs->unknown_xids = true;
+		return;
+	}
+	vs->versions_pruned += r->npruned;
+	vs->versions_frozen += r->nfrozen;
+	vs->recently_dead += r->nrecently_dead;
+	if (r->clear_locker)
+		vs->lockers_cleared += 1;
+	if (r->live)
+		vs->live_records += 1;
+	if (TransactionIdIsValid(r->oldest_xid) &&
+		TransactionIdPrecedes(r->oldest_xid, vs->NewRelfrozenXid))
+		vs->NewRelfrozenXid = r->oldest_xid;
+	if (MultiXactIdIsValid(r->oldest_multi) &&
+		MultiXactIdPrecedes(r->oldest_multi, vs->NewRelminMxid))
+		vs->NewRelminMxid = r->oldest_multi;
+}
+
+/*
+ * Phase 1 for one page: prune, freeze, mark dead records, set the map.
+ */
+static void
+scan_page(MinidbVacState *vs, BlockNumber blkno, Buffer *vmbuffer,
+		  PageResult *pr)
+{
+	Relation	rel = vs->rel;
+	bool		no_indexes = (vs->nindexes == 0);
+	Buffer		buffer;
 	Page		page;
 	Size		freespace;
 
+	visibilitymap_pin(rel, blkno, vmbuffer);
+	buffer = ReadBufferExtended(rel, MAIN_FORKNUM, blkno, RBM_NORMAL,
+								vs->bstrategy);
 	LockBuffer(buffer, BUFFER_LOCK_EXCLUSIVE);
 	minidb_page_check(rel, buffer);
-	if (PageIsNew(BufferGetPage(buffer)))
+	page = BufferGetPage(buffer);
+	vs->scanned_pages++;
+
+	if (PageIsNew(page))
 	{
+		/* left by an extension that crashed; inserts initialize it */
+		if (visibilitymap_get_status(rel, blkno, vmbuffer) != 0)
+			visibilitymap_clear(rel, blkno, *vmbuffer,
+								VISIBILITYMAP_VALID_BITS);
 		UnlockReleaseBuffer(buffer);
+		RecordPageWithFreeSpace(rel, blkno, free_on_empty_page());
 		return;
 	}
-	minidb_write_begin(&w, rel);
-	page = minidb_write_page(&w, buffer, false);
-	counts->versions_pruned += minidb_prune_page(rel, page, vistest);
-	count_records(page, vistest, counts);
+
+	analyze_page(vs, buffer, no_indexes, pr);
+	if (PageIsAllVisible(page) && !pr->all_visible)
+		pr->needs_write = true; /* the write clears the mark */
+
+	if (pr->needs_write)
+	{
+		MinidbPageWrite w;
+		Page		copy;
+		OffsetNumber maxoff;
+		bool		repair = false;
+
+		minidb_write_begin(&w, rel);
+		copy = minidb_write_page(&w, buffer, false);
+		maxoff = PageGetMaxOffsetNumber(copy);
+		for (OffsetNumber off = FirstOffsetNumber; off <= maxoff; off++)
+		{
+			ItemId		lp = PageGetItemId(copy, off);
+			RecordResult *r = &pr->recs[off];
+
+			if (ItemIdIsDead(lp) || (ItemIdIsNormal(lp) && r->dead))
+			{
+				if (ItemIdIsNormal(lp))
+					vs->records_dead += 1;
+				if (no_indexes)
+				{
+					ItemIdSetUnused(lp);
+					vs->records_removed += 1;
+				}
+				else
+				{
+					ItemIdSetDead(lp);
+					dead_items_add(vs, blkno, off);
+				}
+				repair = true;
+			}
+			else if (ItemIdIsNormal(lp) && r->needs_write && !r->damaged)
+			{
+				uint32		len = ItemIdGetLength(lp);
+				uint32		newlen;
+
+				newlen = vacuum_record(vs, (char *) PageGetItem(copy, lp),
+									   len, InvalidBuffer, true, r);
+				if (newlen != len)
+				{
+					ItemIdSetNormal(lp, ItemIdGetOffset(lp), newlen);
+					repair = true;
+				}
+			}
+		}
+		if (repair)
+			PageRepairFragmentation(copy);
+		minidb_write_finish(&w);
+	}
+	else if (!no_indexes)
+	{
+		/* LP_DEAD items left by an earlier, interrupted VACUUM */
+		OffsetNumber maxoff = PageGetMaxOffsetNumber(page);
+
+		for (OffsetNumber off = FirstOffsetNumber; off <= maxoff; off++)
+			if (ItemIdIsDead(PageGetItemId(page, off)))
+				dead_items_add(vs, blkno, off);
+	}
+
+	for (OffsetNumber off = FirstOffsetNumber;
+		 off <= PageGetMaxOffsetNumber(page); off++)
+		if (ItemIdIsNormal(PageGetItemId(page, off)) && !pr->recs[off].dead)
+			count_record(vs, &pr->recs[off]);
+	if (pr->hastup)
+		vs->nonempty_pages = blkno + 1;
+
+	update_vm(vs, blkno, buffer, *vmbuffer, pr);
 	freespace = minidb_page_free_for_insert(page);
-	minidb_write_finish(&w);
 	UnlockReleaseBuffer(buffer);
 	RecordPageWithFreeSpace(rel, blkno, freespace);
+}
+
+/* Phase 2: remove the collected TIDs from every index */
+static void
+vacuum_indexes(MinidbVacState *vs)
+{
+	vs->phase = VAC_PHASE_VACUUM_INDEX;
+	pgstat_progress_update_param(PROGRESS_VACUUM_PHASE,
+								 PROGRESS_VACUUM_PHASE_VACUUM_INDEX);
+	for (int i = 0; i < vs->nindexes; i++)
+	{
+		IndexVacuumInfo ivinfo;
+
+		ivinfo.index = vs->indrels[i];
+		ivinfo.analyze_only = false;
+		ivinfo.report_progress = false;
+		ivinfo.estimated_count = true;
+		ivinfo.message_level = DEBUG2;
+		ivinfo.num_heap_tuples = vs->rel->rd_rel->reltuples;
+		ivinfo.strategy = vs->bstrategy;
+		vs->indstats[i] = vac_bulkdel_one_index(&ivinfo, vs->indstats[i],
+												vs->dead_items);
+	}
+	vs->num_index_scans++;
+	pgstat_progress_update_param(PROGRESS_VACUUM_NUM_INDEX_VACUUMS,
+								 vs->num_index_scans);
+}
+
+/* Phase 3: the collected LP_DEAD items become LP_UNUSED */
+static void
+vacuum_heap(MinidbVacState *vs, PageResult *pr)
+{
+	VacDeadItems *d = vs->dead_items;
+	Buffer		vmbuffer = InvalidBuffer;
+	BlockNumber vacuumed = 0;
+	int			i = 0;
+
+	vs->phase = VAC_PHASE_VACUUM_HEAP;
+	pgstat_progress_update_param(PROGRESS_VACUUM_PHASE,
+								 PROGRESS_VACUUM_PHASE_VACUUM_HEAP);
+	while (i < d->num_items)
+	{
+		BlockNumber blkno = ItemPointerGetBlockNumber(&d->items[i]);
+		MinidbPageWrite w;
+		Buffer		buffer;
+		Page		page;
+		Page		copy;
+		Size		freespace;
+
+		vacuum_delay_point();
+		vs->blkno = blkno;
+		visibilitymap_pin(vs->rel, blkno, &vmbuffer);
+		buffer = ReadBufferExtended(vs->rel, MAIN_FORKNUM, blkno, RBM_NORMAL,
+									vs->bstrategy);
+		LockBuffer(buffer, BUFFER_LOCK_EXCLUSIVE);
+		page = BufferGetPage(buffer);
+		minidb_write_begin(&w, vs->rel);
+		copy = minidb_write_page(&w, buffer, false);
+		for (; i < d->num_items &&
+			 ItemPointerGetBlockNumber(&d->items[i]) == blkno; i++)
+		{
+			ItemId		lp = PageGetItemId(copy,
+										   ItemPointerGetOffsetNumber(&d->items[i]));
+
+			/* only VACUUM makes LP_DEAD items, and only one runs at a time */
+			if (!ItemIdIsDead(lp))
+				elog(ERROR, "minidb VACUUM expected an LP_DEAD item at (%u,%u) of \"%s\"",
+					 blkno, ItemPointerGetOffsetNumber(&d->items[i]),
+					 RelationGetRelationName(vs->rel));
+			ItemIdSetUnused(lp);
+			vs->records_removed += 1;
+		}
+		PageTruncateLinePointerArray(copy);
+		minidb_write_finish(&w);
+
+		/* the page may be all-visible now */
+		analyze_page(vs, buffer, false, pr);
+		if (!pr->needs_write)
+			update_vm(vs, blkno, buffer, vmbuffer, pr);
+		freespace = minidb_page_free_for_insert(page);
+		UnlockReleaseBuffer(buffer);
+		RecordPageWithFreeSpace(vs->rel, blkno, freespace);
+		pgstat_progress_update_param(PROGRESS_VACUUM_HEAP_BLKS_VACUUMED,
+									 ++vacuumed);
+	}
+	if (BufferIsValid(vmbuffer))
+		ReleaseBuffer(vmbuffer);
+	d->num_items = 0;
+	pgstat_progress_update_param(PROGRESS_VACUUM_NUM_DEAD_TUPLES, 0);
+}
+
+/* Switch to the failsafe when relfrozenxid is dangerously old */
+static void
+check_failsafe(MinidbVacState *vs)
+{
+	if (vs->failsafe)
+		return;
+	if (vacuum_xid_failsafe_check(vs->rel->rd_rel->relfrozenxid,
+								  vs->rel->rd_rel->relminmxid))
+	{
+		vs->failsafe = true;
+		vs->do_index_vacuuming = false;
+		vs->do_index_cleanup = false;
+		vs->do_truncate = false;
+		VacuumCostActive = false;
+		VacuumCostBalance = 0;
+		ereport(WARNING,
+				(errmsg("bypassing nonessential maintenance of table \"%s.%s\" as a failsafe after %d index scans",
+						vs->relnamespace, vs->relname, vs->num_index_scans)));
+	}
+}
+
+/* Phases 2 and 3, when there is anything to do */
+static void
+vacuum_dead_items(MinidbVacState *vs, PageResult *pr)
+{
+	if (vs->dead_items->num_items == 0)
+		return;
+	check_failsafe(vs);
+	if (!vs->do_index_vacuuming)
+	{
+		/* INDEX_CLEANUP off, or the failsafe: the items stay LP_DEAD */
+		vs->dead_items->num_items = 0;
+		return;
+	}
+	vacuum_indexes(vs);
+	vacuum_heap(vs, pr);
+	vs->phase = VAC_PHASE_SCAN;
+	pgstat_progress_update_param(PROGRESS_VACUUM_PHASE,
+								 PROGRESS_VACUUM_PHASE_SCAN_HEAP);
+}
+
+static bool
+vm_skippable(MinidbVacState *vs, uint8 status)
+{
+	if (vs->aggressive)
+		return (status & VISIBILITYMAP_ALL_FROZEN) != 0;
+	return (status & VISIBILITYMAP_ALL_VISIBLE) != 0;
+}
+
+/* Phase 1 over the whole relation, with phases 2 and 3 when memory fills */
+static void
+scan_relation(MinidbVacState *vs)
+{
+	Buffer		vmbuffer = InvalidBuffer;
+	PageResult *pr = palloc(sizeof(PageResult));
+	BlockNumber blkno = 0;
+	BlockNumber rel_pages = vs->rel_pages;
+
+	vs->phase = VAC_PHASE_SCAN;
+	pgstat_progress_update_param(PROGRESS_VACUUM_PHASE,
+								 PROGRESS_VACUUM_PHASE_SCAN_HEAP);
+	pgstat_progress_update_param(PROGRESS_VACUUM_TOTAL_HEAP_BLKS, rel_pages);
+	pgstat_progress_update_param(PROGRESS_VACUUM_MAX_DEAD_TUPLES,
+								 vs->dead_items->max_items);
+
+	while (blkno < rel_pages)
+	{
+		BlockNumber end = blkno;
+		bool		unfrozen = false;
+
+		/*
+		 * Skip runs of pages the map lets us skip, as heap does: only runs
+		 * of SKIP_PAGES_THRESHOLD or more (short ones do not pay for the
+		 * lost readahead), and never the last page (so that truncation
+		 * knows whether it holds anything).
+		 */
+		if (vs->skipwithvm)
+		{
+			while (end < rel_pages - 1)
+			{
+				uint8		status = visibilitymap_get_status(vs->rel, end,
+															  &vmbuffer);
+
+				if (!vm_skippable(vs, status))
+					break;
+				if (!(status & VISIBILITYMAP_ALL_FROZEN))
+					unfrozen = true;
+				end++;
+			}
+			if (end - blkno >= SKIP_PAGES_THRESHOLD)
+			{
+				if (unfrozen)
+					vs->skippedallvis = true;
+				for (BlockNumber b = blkno; b < end; b++)
+				{
+					if (VM_ALL_FROZEN(vs->rel, b, &vmbuffer))
+						vs->skipped_frozen++;
+					else
+						vs->skipped_allvis++;
+				}
+				/*
+				 * nonempty_pages is left alone, as heap does: truncation
+				 * checks the pages at the end again before it cuts them.
+				 */
+				blkno = end;
+				pgstat_progress_update_param(PROGRESS_VACUUM_HEAP_BLKS_SCANNED,
+											 blkno);
+				continue;
+			}
+		}
+
+		/* scan blkno .. end (end is not skippable, or the last page) */
+		for (; blkno <= end && blkno < rel_pages; blkno++)
+		{
+			vacuum_delay_point();
+			vs->blkno = blkno;
+			if (vs->dead_items->max_items - vs->dead_items->num_items <
+				MaxHeapTuplesPerPage)
+			{
+				if (BufferIsValid(vmbuffer))
+				{
+					ReleaseBuffer(vmbuffer);
+					vmbuffer = InvalidBuffer;
+				}
+				vacuum_dead_items(vs, pr);
+			}
+			scan_page(vs, blkno, &vmbuffer, pr);
+			pgstat_progress_update_param(PROGRESS_VACUUM_HEAP_BLKS_SCANNED,
+										 blkno + 1);
+			pgstat_progress_update_param(PROGRESS_VACUUM_NUM_DEAD_TUPLES,
+										 vs->dead_items->num_items);
+		}
+	}
+	if (BufferIsValid(vmbuffer))
+		ReleaseBuffer(vmbuffer);
+	vacuum_dead_items(vs, pr);
+	pfree(pr);
+}
+
+/* Phase 4a: index cleanup, and the indexes' pg_class statistics */
+static void
+cleanup_indexes(MinidbVacState *vs, double reltuples, bool estimated)
+{
+	vs->phase = VAC_PHASE_INDEX_CLEANUP;
+	pgstat_progress_update_param(PROGRESS_VACUUM_PHASE,
+								 PROGRESS_VACUUM_PHASE_INDEX_CLEANUP);
+	for (int i = 0; i < vs->nindexes; i++)
+	{
+		IndexVacuumInfo ivinfo;
+
+		ivinfo.index = vs->indrels[i];
+		ivinfo.analyze_only = false;
+		ivinfo.report_progress = false;
+		ivinfo.estimated_count = estimated;
+		ivinfo.message_level = DEBUG2;
+		ivinfo.num_heap_tuples = reltuples;
+		ivinfo.strategy = vs->bstrategy;
+		vs->indstats[i] = vac_cleanup_one_index(&ivinfo, vs->indstats[i]);
+	}
+	for (int i = 0; i < vs->nindexes; i++)
+	{
+		IndexBulkDeleteResult *istat = vs->indstats[i];
+
+		if (istat == NULL || istat->estimated_count)
+			continue;
+		vac_update_relstats(vs->indrels[i], istat->num_pages,
+							istat->num_index_tuples, 0, false,
+							InvalidTransactionId, InvalidMultiXactId,
+							NULL, NULL, false);
+	}
+}
+
+/* ----------------------------------------------------------------
+ * Phase 4b: truncating empty pages at the end (heap's lazy_truncate_heap)
+ * ----------------------------------------------------------------
+ */
+static bool
+should_truncate(MinidbVacState *vs)
+{
+	BlockNumber freeable;
+
+	if (!vs->do_truncate || vs->failsafe || old_snapshot_threshold >= 0)
+		return false;
+	freeable = vs->rel_pages - vs->nonempty_pages;
+	return freeable > 0 &&
+		(freeable >= REL_TRUNCATE_MINIMUM ||
+		 freeable >= vs->rel_pages / REL_TRUNCATE_FRACTION);
+}
+
+/* Pages from the end that hold no used line pointer, checked backwards */
+static BlockNumber
+count_nondeletable_pages(MinidbVacState *vs, bool *lock_waiter_detected)
+{
+	BlockNumber blkno = vs->rel_pages;
+	instr_time	starttime;
+
+	INSTR_TIME_SET_CURRENT(starttime);
+	while (blkno > vs->nonempty_pages)
+	{
+		Buffer		buffer;
+		Page		page;
+		bool		hastup = false;
+
+		if ((blkno % 32) == 0)
+		{
+			instr_time	now;
+			instr_time	elapsed;
+
+			INSTR_TIME_SET_CURRENT(now);
+			elapsed = now;
+			INSTR_TIME_SUBTRACT(elapsed, starttime);
+			if ((INSTR_TIME_GET_MICROSEC(elapsed) / 1000) >=
+				VACUUM_TRUNCATE_LOCK_CHECK_INTERVAL)
+			{
+				if (LockHasWaitersRelation(vs->rel, AccessExclusiveLock))
+				{
+					ereport(vs->verbose ? INFO : DEBUG2,
+							(errmsg("table \"%s\": suspending truncate due to conflicting lock request",
+									vs->relname)));
+					*lock_waiter_detected = true;
+					return blkno;
+				}
+				starttime = now;
+			}
+		}
+		CHECK_FOR_INTERRUPTS();
+		blkno--;
+		buffer = ReadBufferExtended(vs->rel, MAIN_FORKNUM, blkno, RBM_NORMAL,
+									vs->bstrategy);
+		LockBuffer(buffer, BUFFER_LOCK_SHARE);
+		page = BufferGetPage(buffer);
+		if (!PageIsNew(page) && !PageIsEmpty(page))
+		{
+			OffsetNumber maxoff = PageGetMaxOffsetNumber(page);
+
+			/* even LP_DEAD keeps the page: its index entries may remain */
+			for (OffsetNumber off = FirstOffsetNumber; off <= maxoff; off++)
+				if (ItemIdIsUsed(PageGetItemId(page, off)))
+				{
+					hastup = true;
+					break;
+				}
+		}
+		UnlockReleaseBuffer(buffer);
+		if (hastup)
+			return blkno + 1;
+	}
+	return vs->nonempty_pages;
+}
+
+static void
+truncate_relation(MinidbVacState *vs)
+{
+	BlockNumber orig_rel_pages = vs->rel_pages;
+	BlockNumber new_rel_pages;
+	bool		lock_waiter_detected;
+
+	vs->phase = VAC_PHASE_TRUNCATE;
+	pgstat_progress_update_param(PROGRESS_VACUUM_PHASE,
+								 PROGRESS_VACUUM_PHASE_TRUNCATE);
+	do
+	{
+		int			lock_retry = 0;
+
+		/*
+		 * AccessExclusiveLock without waiting for it, as heap: waiting
+		 * could block everybody behind us, or deadlock.
+		 */
+		lock_waiter_detected = false;
+		while (!ConditionalLockRelation(vs->rel, AccessExclusiveLock))
+		{
+			CHECK_FOR_INTERRUPTS();
+			if (++lock_retry > (VACUUM_TRUNCATE_LOCK_TIMEOUT /
+								VACUUM_TRUNCATE_LOCK_WAIT_INTERVAL))
+			{
+				ereport(vs->verbose ? INFO : DEBUG2,
+						(errmsg("\"%s\": stopping truncate due to conflicting lock request",
+								vs->relname)));
+				return;
+			}
+			(void) WaitLatch(MyLatch,
+							 WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
+							 VACUUM_TRUNCATE_LOCK_WAIT_INTERVAL,
+							 WAIT_EVENT_VACUUM_TRUNCATE);
+			ResetLatch(MyLatch);
+		}
+
+		/* grown meanwhile: the new pages presumably hold records */
+		new_rel_pages = RelationGetNumberOfBlocks(vs->rel);
+		if (new_rel_pages != orig_rel_pages)
+		{
+			UnlockRelation(vs->rel, AccessExclusiveLock);
+			return;
+		}
+		new_rel_pages = count_nondeletable_pages(vs, &lock_waiter_detected);
+		if (new_rel_pages >= orig_rel_pages)
+		{
+			UnlockRelation(vs->rel, AccessExclusiveLock);
+			return;
+		}
+		RelationTruncate(vs->rel, new_rel_pages);
+		UnlockRelation(vs->rel, AccessExclusiveLock);
+
+		vs->removed_pages += orig_rel_pages - new_rel_pages;
+		vs->rel_pages = new_rel_pages;
+		ereport(vs->verbose ? INFO : DEBUG2,
+				(errmsg("table \"%s\": truncated %u to %u pages",
+						vs->relname, orig_rel_pages, new_rel_pages)));
+		orig_rel_pages = new_rel_pages;
+	} while (new_rel_pages > vs->nonempty_pages && lock_waiter_detected);
+}
+
+/* ----------------------------------------------------------------
+ * The entry point
+ * ----------------------------------------------------------------
+ */
+static void
+vacuum_error_callback(void *arg)
+{
+	MinidbVacState *vs = (MinidbVacState *) arg;
+
+	switch (vs->phase)
+	{
+		case VAC_PHASE_SCAN:
+			if (BlockNumberIsValid(vs->blkno))
+				errcontext("while scanning block %u of minidb relation \"%s.%s\"",
+						   vs->blkno, vs->relnamespace, vs->relname);
+			break;
+		case VAC_PHASE_VACUUM_HEAP:
+			if (BlockNumberIsValid(vs->blkno))
+				errcontext("while vacuuming block %u of minidb relation \"%s.%s\"",
+						   vs->blkno, vs->relnamespace, vs->relname);
+			break;
+		case VAC_PHASE_VACUUM_INDEX:
+			errcontext("while vacuuming indexes of minidb relation \"%s.%s\"",
+					   vs->relnamespace, vs->relname);
+			break;
+		case VAC_PHASE_INDEX_CLEANUP:
+			errcontext("while cleaning up indexes of minidb relation \"%s.%s\"",
+					   vs->relnamespace, vs->relname);
+			break;
+		case VAC_PHASE_TRUNCATE:
+			errcontext("while truncating minidb relation \"%s.%s\" to %u blocks",
+					   vs->relnamespace, vs->relname, vs->nonempty_pages);
+			break;
+		case VAC_PHASE_UNKNOWN:
+			break;
+	}
+}
+
+static VacDeadItems *
+dead_items_alloc(MinidbVacState *vs)
+{
+	int			vac_work_mem = IsAutoVacuumWorkerProcess() &&
+		autovacuum_work_mem != -1 ? autovacuum_work_mem : maintenance_work_mem;
+	int64		max_items;
+	VacDeadItems *d;
+
+	if (vs->nindexes > 0)
+	{
+		max_items = MAXDEADITEMS(vac_work_mem * 1024L);
+		max_items = Min(max_items, INT_MAX);
+		max_items = Min(max_items, MAXDEADITEMS(MaxAllocSize));
+		if ((BlockNumber) (max_items / MaxHeapTuplesPerPage) > vs->rel_pages)
+			max_items = (int64) vs->rel_pages * MaxHeapTuplesPerPage;
+		max_items = Max(max_items, MaxHeapTuplesPerPage);
+	}
+	else
+		max_items = MaxHeapTuplesPerPage;	/* one pass, nothing kept */
+	d = palloc(vac_max_items_to_alloc_size((int) max_items));
+	d->max_items = (int) max_items;
+	d->num_items = 0;
+	return d;
 }
 
 void
 minidb_relation_vacuum(Relation rel, struct VacuumParams *params,
 					   BufferAccessStrategy bstrategy)
 {
-	GlobalVisState *vistest = GlobalVisTestFor(rel);
-	BlockNumber nblocks = RelationGetNumberOfBlocks(rel);
-	VacuumCounts counts = {0};
+	MinidbVacState *vs = palloc0(sizeof(MinidbVacState));
+	ErrorContextCallback errcallback;
+	TimestampTz starttime = GetCurrentTimestamp();
+	BlockNumber orig_rel_pages;
+	BlockNumber new_rel_allvisible;
+	BlockNumber new_rel_allfrozen;
+	TransactionId old_relfrozenxid = rel->rd_rel->relfrozenxid;
+	MultiXactId old_relminmxid = rel->rd_rel->relminmxid;
+	double		new_live;
+	bool		frozenxid_updated = false;
+	bool		minmulti_updated = false;
+	bool		instrument;
+
+	vs->rel = rel;
+	vs->relname = pstrdup(RelationGetRelationName(rel));
+	vs->relnamespace = get_namespace_name(RelationGetNamespace(rel));
+	vs->bstrategy = bstrategy;
+	vs->verbose = (params->options & VACOPT_VERBOSE) != 0;
+	instrument = vs->verbose ||
+		(IsAutoVacuumWorkerProcess() && params->log_min_duration >= 0);
 
 	pgstat_progress_start_command(PROGRESS_COMMAND_VACUUM,
 								  RelationGetRelid(rel));
-	pgstat_progress_update_param(PROGRESS_VACUUM_PHASE,
-								 PROGRESS_VACUUM_PHASE_SCAN_HEAP);
-	pgstat_progress_update_param(PROGRESS_VACUUM_TOTAL_HEAP_BLKS, nblocks);
-	for (BlockNumber blkno = 0; blkno < nblocks; blkno++)
+
+	vs->aggressive = vacuum_set_xid_limits(rel,
+										   params->freeze_min_age,
+										   params->freeze_table_age,
+										   params->multixact_freeze_min_age,
+										   params->multixact_freeze_table_age,
+										   &vs->OldestXmin, &vs->OldestMxact,
+										   &vs->FreezeLimit,
+										   &vs->MultiXactCutoff);
+	vs->skipwithvm = true;
+	if (params->options & VACOPT_DISABLE_PAGE_SKIPPING)
 	{
-		vacuum_delay_point();
-		vacuum_page(rel, blkno, bstrategy, vistest, &counts);
-		pgstat_progress_update_param(PROGRESS_VACUUM_HEAP_BLKS_SCANNED,
-									 blkno + 1);
+		vs->aggressive = true;
+		vs->skipwithvm = false;
 	}
+	vs->vistest = GlobalVisTestFor(rel);
+	vs->NewRelfrozenXid = vs->OldestXmin;
+	vs->NewRelminMxid = vs->OldestMxact;
+	vs->do_index_vacuuming = (params->index_cleanup != VACOPTVALUE_DISABLED);
+	vs->do_index_cleanup = (params->index_cleanup != VACOPTVALUE_DISABLED);
+	vs->do_truncate = (params->truncate != VACOPTVALUE_DISABLED);
+	vs->blkno = InvalidBlockNumber;
+
+	errcallback.callback = vacuum_error_callback;
+	errcallback.arg = vs;
+	errcallback.previous = error_context_stack;
+	error_context_stack = &errcallback;
+
+	if (vs->verbose)
+		ereport(INFO,
+				(errmsg("%svacuuming minidb table \"%s.%s.%s\"",
+						vs->aggressive ? "aggressively " : "",
+						get_database_name(MyDatabaseId),
+						vs->relnamespace, vs->relname)));
+
+	vac_open_indexes(rel, RowExclusiveLock, &vs->nindexes, &vs->indrels);
+	vs->indstats = palloc0(sizeof(IndexBulkDeleteResult *) *
+						   Max(vs->nindexes, 1));
+
+	/* the page count after the cutoffs: no page we miss holds older xids */
+	vs->rel_pages = orig_rel_pages = RelationGetNumberOfBlocks(rel);
+	check_failsafe(vs);
+	vs->dead_items = dead_items_alloc(vs);
+
+	scan_relation(vs);
+
+	new_live = vac_estimate_reltuples(rel, vs->rel_pages, vs->scanned_pages,
+									  vs->live_records);
+	if (vs->do_index_cleanup && vs->nindexes > 0)
+		cleanup_indexes(vs, new_live, vs->scanned_pages < vs->rel_pages);
+	vac_close_indexes(vs->nindexes, vs->indrels, NoLock);
+
+	if (should_truncate(vs))
+		truncate_relation(vs);
+	vs->phase = VAC_PHASE_UNKNOWN;
 	FreeSpaceMapVacuum(rel);
 
-	vac_update_relstats(rel, nblocks, counts.live_records, 0,
-						rel->rd_rel->relhasindex, InvalidTransactionId,
-						InvalidMultiXactId, NULL, NULL, false);
+	pgstat_progress_update_param(PROGRESS_VACUUM_PHASE,
+								 PROGRESS_VACUUM_PHASE_FINAL_CLEANUP);
+
+	/*
+	 * relfrozenxid: the oldest unfrozen xid left on the pages we scanned,
+	 * valid for the whole table only when every page we skipped was
+	 * all-frozen and no record was too damaged to read.
+	 */
+	if (vs->skippedallvis || vs->unknown_xids)
+	{
+		vs->NewRelfrozenXid = InvalidTransactionId;
+		vs->NewRelminMxid = InvalidMultiXactId;
+	}
+	visibilitymap_count(rel, &new_rel_allvisible, &new_rel_allfrozen);
+	if (new_rel_allvisible > vs->rel_pages)
+		new_rel_allvisible = vs->rel_pages;
+	vac_update_relstats(rel, vs->rel_pages, new_live, new_rel_allvisible,
+						vs->nindexes > 0, vs->NewRelfrozenXid,
+						vs->NewRelminMxid, &frozenxid_updated,
+						&minmulti_updated, false);
 	pgstat_report_vacuum(RelationGetRelid(rel), rel->rd_rel->relisshared,
-						 (PgStat_Counter) counts.live_records,
-						 (PgStat_Counter) (counts.dead_records +
-										   counts.versions_pruned));
-	ereport((params->options & VACOPT_VERBOSE) ? INFO : DEBUG2,
-			(errmsg("minidb vacuum of \"%s\": %u pages, %.0f live records, %.0f dead records, %.0f versions pruned",
-					RelationGetRelationName(rel), nblocks,
-					counts.live_records, counts.dead_records,
-					counts.versions_pruned)));
+						 (PgStat_Counter) Max(new_live, 0),
+						 (PgStat_Counter) vs->recently_dead);
 	pgstat_progress_end_command();
+	error_context_stack = errcallback.previous;
+
+	if (instrument &&
+		(vs->verbose || params->log_min_duration == 0 ||
+		 TimestampDifferenceExceeds(starttime, GetCurrentTimestamp(),
+									params->log_min_duration)))
+	{
+		StringInfoData buf;
+
+		initStringInfo(&buf);
+		appendStringInfo(&buf, "finished vacuuming minidb table \"%s.%s.%s\": index scans: %d\n",
+						 get_database_name(MyDatabaseId), vs->relnamespace,
+						 vs->relname, vs->num_index_scans);
+		appendStringInfo(&buf, "pages: %u removed, %u remain, %u scanned (%.2f%% of total), %u skipped all-visible, %u skipped all-frozen\n",
+						 vs->removed_pages, vs->rel_pages, vs->scanned_pages,
+						 orig_rel_pages == 0 ? 100.0 :
+						 100.0 * vs->scanned_pages / orig_rel_pages,
+						 vs->skipped_allvis, vs->skipped_frozen);
+		appendStringInfo(&buf, "records: %.0f live, %.0f dead found, %.0f removed, %.0f versions or records not yet removable\n",
+						 vs->live_records, vs->records_dead,
+						 vs->records_removed, vs->recently_dead);
+		appendStringInfo(&buf, "versions: %.0f pruned, %.0f frozen; row lockers cleared: %.0f\n",
+						 vs->versions_pruned, vs->versions_frozen,
+						 vs->lockers_cleared);
+		appendStringInfo(&buf, "visibility map: %u pages set all-visible, %u set all-frozen; %u all-visible, %u all-frozen in total\n",
+						 vs->vm_set_visible, vs->vm_set_frozen,
+						 new_rel_allvisible, new_rel_allfrozen);
+		appendStringInfo(&buf, "removable cutoff: %u, which was %d XIDs old when operation ended\n",
+						 vs->OldestXmin,
+						 (int32) (ReadNextTransactionId() - vs->OldestXmin));
+		if (frozenxid_updated)
+			appendStringInfo(&buf, "new relfrozenxid: %u, which is %d XIDs ahead of previous value\n",
+							 vs->NewRelfrozenXid,
+							 (int32) (vs->NewRelfrozenXid - old_relfrozenxid));
+		if (minmulti_updated)
+			appendStringInfo(&buf, "new relminmxid: %u, which is %d MXIDs ahead of previous value\n",
+							 vs->NewRelminMxid,
+							 (int32) (vs->NewRelminMxid - old_relminmxid));
+		if (vs->damaged_records > 0)
+			appendStringInfo(&buf, "damaged records left alone: %.0f\n",
+							 vs->damaged_records);
+		if (buf.len > 0 && buf.data[buf.len - 1] == '\n')
+			buf.data[--buf.len] = '\0';
+		ereport(vs->verbose ? INFO : LOG,
+				(errmsg_internal("%s", buf.data)));
+		pfree(buf.data);
+	}
+	pfree(vs->dead_items);
+	pfree(vs->indstats);
+	pfree(vs);
 }

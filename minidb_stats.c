@@ -1,0 +1,202 @@
+/*-------------------------------------------------------------------------
+ *
+ * minidb_stats.c
+ *	  How long are a table's chains, and how much of them is dead?
+ *
+ * minidb_stats(rel) reads every page of a minidb table (share lock, one
+ * page at a time, through a bulk-read ring) and reports:
+ *
+ *	records			records (LP_NORMAL items)
+ *	live_versions	versions some snapshot may still need: the versions a
+ *					prune to the current horizon would keep, in records
+ *					that are not dead
+ *	dead_versions	all other versions: aborted, older than the newest
+ *					version every snapshot sees, or in dead records
+ *	chain_bytes		bytes of all records (headers included)
+ *	depth_max, depth_p50, depth_p99
+ *					versions per record (percentiles are
+ *					percentile_disc-style: an actual depth)
+ *	pages, free_bytes
+ *					relation pages, and PageGetExactFreeSpace summed
+ *
+ * The horizon is GlobalVisTestFor(rel) now, the one VACUUM would prune to;
+ * minidb_horizon() (sqlsrc/30_vacuum.sql) names what holds it back.
+ *
+ * Copyright (c) 2026, minidb_am developers
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include <math.h>
+
+#include "access/relation.h"
+#include "funcapi.h"
+#include "miscadmin.h"
+#include "storage/bufmgr.h"
+#include "utils/acl.h"
+#include "utils/snapmgr.h"
+
+#include "minidb_am.h"
+
+PG_FUNCTION_INFO_V1(minidb_stats);
+
+static int
+cmp_int(const void *a, const void *b)
+{
+	int			x = *(const int *) a;
+	int			y = *(const int *) b;
+
+	return (x > y) - (x < y);
+}
+
+/* percentile_disc: the smallest value with at least fraction p at or below */
+static double
+percentile_disc(const int *sorted, int64 n, double p)
+{
+	int64		idx;
+
+	if (n == 0)
+		return 0;
+	idx = (int64) ceil(p * (double) n) - 1;
+	if (idx < 0)
+		idx = 0;
+	if (idx >= n)
+		idx = n - 1;
+	return sorted[idx];
+}
+
+Datum
+minidb_stats(PG_FUNCTION_ARGS)
+{
+	Oid			relid = PG_GETARG_OID(0);
+	Relation	rel;
+	TupleDesc	tupdesc;
+	BufferAccessStrategy strategy;
+	GlobalVisState *vistest;
+	BlockNumber nblocks;
+	int64		records = 0;
+	int64		live = 0;
+	int64		dead = 0;
+	int64		bytes = 0;
+	int64		free_bytes = 0;
+	int			depth_max = 0;
+	int		   *depths;
+	int64		ndepths = 0;
+	int64		depths_size = 1024;
+	bool	   *keep = palloc(sizeof(bool) * MINIDB_MAX_VERSIONS);
+	Datum		values[9];
+	bool		nulls[9] = {0};
+
+	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
+		elog(ERROR, "return type must be a row type");
+
+	rel = relation_open(relid, AccessShareLock);
+	if (!pg_class_ownercheck(relid, GetUserId()))
+		aclcheck_error(ACLCHECK_NOT_OWNER,
+					   get_relkind_objtype(rel->rd_rel->relkind),
+					   RelationGetRelationName(rel));
+	minidb_check_relation(rel, "minidb_stats");
+
+	strategy = GetAccessStrategy(BAS_BULKREAD);
+	vistest = GlobalVisTestFor(rel);
+	nblocks = RelationGetNumberOfBlocks(rel);
+	depths = palloc(sizeof(int) * depths_size);
+
+	for (BlockNumber blkno = 0; blkno < nblocks; blkno++)
+	{
+		Buffer		buffer;
+		Page		page;
+		OffsetNumber maxoff;
+
+		CHECK_FOR_INTERRUPTS();
+		buffer = ReadBufferExtended(rel, MAIN_FORKNUM, blkno, RBM_NORMAL,
+									strategy);
+		LockBuffer(buffer, BUFFER_LOCK_SHARE);
+		minidb_page_check(rel, buffer);
+		page = BufferGetPage(buffer);
+		if (PageIsNew(page))
+		{
+			free_bytes += BLCKSZ - SizeOfPageHeaderData -
+				MAXALIGN(sizeof(MinidbPageOpaqueData));
+			UnlockReleaseBuffer(buffer);
+			continue;
+		}
+		free_bytes += PageGetExactFreeSpace(page);
+		maxoff = PageGetMaxOffsetNumber(page);
+		for (OffsetNumber off = FirstOffsetNumber; off <= maxoff; off++)
+		{
+			ItemId		lp = PageGetItemId(page, off);
+			char	   *rec;
+			uint32		len;
+			int			n;
+			int			floor;
+			int			nkeep;
+
+			if (!ItemIdIsNormal(lp))
+				continue;
+			rec = (char *) PageGetItem(page, lp);
+			len = ItemIdGetLength(lp);
+			records++;
+			bytes += len;
+			nkeep = minidb_prune_plan(rec, len, vistest, InvalidBuffer, keep,
+									  &n, &floor);
+			if (nkeep < 0)
+			{
+				ItemPointerData tid;
+				MinidbChainError err;
+				MinidbChainIter it;
+				MinidbVersionRef ref;
+				bool		damaged = false;
+
+				/* name the damage, as a reader would */
+				ItemPointerSet(&tid, blkno, off);
+				if (minidb_chain_iter_init(&it, rec, len, &err))
+					while (minidb_chain_iter_next(&it, &ref, &err, &damaged))
+						;
+				UnlockReleaseBuffer(buffer);
+				minidb_report_corruption(rel, &tid, &err);
+			}
+			if (minidb_record_is_dead(rec, len, vistest, InvalidBuffer, NULL))
+				dead += n;
+			else
+			{
+				if (nkeep == 0)
+					nkeep = 1;
+				live += nkeep;
+				dead += n - nkeep;
+			}
+			if (n > depth_max)
+				depth_max = n;
+			if (ndepths == depths_size)
+			{
+				depths_size *= 2;
+				depths = repalloc_huge(depths, sizeof(int) * depths_size);
+			}
+			depths[ndepths++] = n;
+		}
+		UnlockReleaseBuffer(buffer);
+	}
+	FreeAccessStrategy(strategy);
+	relation_close(rel, AccessShareLock);
+
+	qsort(depths, ndepths, sizeof(int), cmp_int);
+	values[0] = Int64GetDatum(records);
+	values[1] = Int64GetDatum(live);
+	values[2] = Int64GetDatum(dead);
+	values[3] = Int64GetDatum(bytes);
+	values[4] = Int32GetDatum(depth_max);
+	values[5] = Float8GetDatum(percentile_disc(depths, ndepths, 0.50));
+	values[6] = Float8GetDatum(percentile_disc(depths, ndepths, 0.99));
+	values[7] = Int64GetDatum((int64) nblocks);
+	values[8] = Int64GetDatum(free_bytes);
+	if (ndepths == 0)
+	{
+		nulls[5] = true;
+		nulls[6] = true;
+	}
+	pfree(depths);
+	pfree(keep);
+	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values,
+													  nulls)));
+}
