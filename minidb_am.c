@@ -62,6 +62,7 @@ _PG_init(void)
 							 0,
 							 NULL, NULL, NULL);
 	MarkGUCPrefixReserved("minidb");
+	minidb_xlog_init();
 }
 
 static const TupleTableSlotOps *

@@ -87,6 +87,28 @@ extern Page minidb_wal_register(MinidbWalState *state, Buffer buffer,
 extern XLogRecPtr minidb_wal_finish(MinidbWalState *state);
 extern void minidb_wal_abort(MinidbWalState *state);
 
+/* minidb_xlog.c: the compact record for prepends (preloaded library) */
+extern bool minidb_custom_wal;
+extern void minidb_xlog_init(void);
+extern char *minidb_prepend_build(Page page, OffsetNumber off,
+								  const bool *keep,
+								  const MinidbVersionData *v,
+								  const ItemPointerData *successor,
+								  uint8 recflags, uint32 *newlen);
+extern void minidb_prepend_place(Page page, OffsetNumber off, const char *rec,
+								 uint32 len, TransactionId xmin);
+extern ItemPointerData minidb_log_move(Relation rel, Buffer oldbuf,
+									   OffsetNumber off, const bool *keep,
+									   int nversions,
+									   const MinidbVersionData *marker,
+									   Buffer newbuf, bool new_page,
+									   const char *newrec, uint32 newlen);
+extern void minidb_log_prepend(Relation rel, Buffer buffer, OffsetNumber off,
+							   const bool *keep, int nversions,
+							   const MinidbVersionData *v,
+							   const ItemPointerData *successor,
+							   uint8 recflags);
+
 /* WAL-logged page writes */
 #define MINIDB_WRITE_MAX_PAGES	4	/* generic WAL's MAX_GENERIC_XLOG_PAGES */
 

@@ -137,41 +137,77 @@ record_for_write(Relation rel, Buffer buffer, ItemPointer tid, uint32 *len)
 }
 
 /*
- * Prepend version v to the record at off on a page being changed.  The
- * record is pruned first, which also drops versions whose transaction
- * aborted: an aborted "moved" marker must not end up below a new head.
+ * The pruning plan for the record at off before a version is prepended:
+ * keep[] (palloc'd, *n entries), or NULL when nothing would go.  Pruning
+ * also drops versions whose transaction aborted: an aborted "moved" marker
+ * must not end up below a new head.
+ */
+static bool *
+prune_plan_for(Relation rel, Page page, OffsetNumber off, Buffer buffer,
+			   int *n)
+{
+	ItemId		lp = PageGetItemId(page, off);
+	char	   *rec = (char *) PageGetItem(page, lp);
+	bool	   *keep = palloc(sizeof(bool) * MINIDB_MAX_VERSIONS);
+	int			floor;
+	int			nkeep;
+
+	nkeep = minidb_prune_plan(rec, ItemIdGetLength(lp), GlobalVisTestFor(rel),
+							  buffer, keep, n, &floor);
+	if (nkeep > 0 && nkeep < *n)
+		return keep;
+	pfree(keep);
+	return NULL;
+}
+
+/*
+ * Prepend version v to the record at off on a page image being changed
+ * (minidb_write_page), pruning the record first.
  */
 static void
 page_prepend(Relation rel, Page page, OffsetNumber off,
 			 const MinidbVersionData *v, const ItemPointerData *successor,
 			 uint8 recflags)
 {
-	ItemId		lp;
+	int			n;
+	bool	   *keep = prune_plan_for(rel, page, off, InvalidBuffer, &n);
 	uint32		len;
-	uint32		newsize;
-	uint32		newlen;
-	char	   *buf;
-	MinidbRecordHeader *rh;
+	char	   *rec;
 
-	minidb_prune_item(page, off, GlobalVisTestFor(rel));
-	lp = PageGetItemId(page, off);
-	len = ItemIdGetLength(lp);
-	newsize = minidb_record_prepend_size(len, v);
-	buf = palloc(MAXALIGN(newsize));
-	newlen = minidb_record_prepend(buf, MAXALIGN(newsize),
-								   (char *) PageGetItem(page, lp), len, v);
-	rh = minidb_record_header(buf);
-	rh->rh_locker = InvalidTransactionId;	/* the new head is the lock now */
-	rh->rh_lockmode = MINIDB_LOCK_NONE;
-	rh->rh_flags = (rh->rh_flags & ~MINIDB_REC_MOVED_PART) | recflags;
-	if (successor)
-		rh->rh_successor = *successor;
-	else
-		ItemPointerSetInvalid(&rh->rh_successor);
-	minidb_page_replace_record(page, off, buf, newlen);
-	pfree(buf);
-	/* the version just superseded is prunable once v->xmin is old enough */
-	PageSetPrunable(page, v->xmin);
+	rec = minidb_prepend_build(page, off, keep, v, successor, recflags, &len);
+	minidb_prepend_place(page, off, rec, len, v->xmin);
+	pfree(rec);
+	if (keep)
+		pfree(keep);
+}
+
+/*
+ * Prepend version v to the record at off of an exclusively locked buffer,
+ * WAL-logged: as one compact record when the library is preloaded (see
+ * minidb_xlog.c), as generic WAL otherwise.  The caller made sure it fits.
+ */
+static void
+prepend_version(Relation rel, Buffer buffer, OffsetNumber off,
+				const MinidbVersionData *v, const ItemPointerData *successor,
+				uint8 recflags)
+{
+	MinidbPageWrite w;
+
+	if (minidb_custom_wal)
+	{
+		int			n;
+		bool	   *keep = prune_plan_for(rel, BufferGetPage(buffer), off,
+										  buffer, &n);
+
+		minidb_log_prepend(rel, buffer, off, keep, n, v, successor, recflags);
+		if (keep)
+			pfree(keep);
+		return;
+	}
+	minidb_write_begin(&w, rel);
+	page_prepend(rel, minidb_write_page(&w, buffer, false), off, v, successor,
+				 recflags);
+	minidb_write_finish(&w);
 }
 
 /* ----------------------------------------------------------------
@@ -495,11 +531,9 @@ minidb_tuple_delete(Relation rel, ItemPointer tid, CommandId cid,
 	WriteCheck	wc;
 	bool		have_tuplock;
 	Buffer		buffer;
-	MinidbPageWrite w;
 	MinidbVersionData marker;
 	HeapTuple	oldtup = NULL;
 	ItemPointerData moved;
-	Page		page;
 	uint32		len;
 	char	   *rec;
 
@@ -522,12 +556,9 @@ minidb_tuple_delete(Relation rel, ItemPointer tid, CommandId cid,
 	if (changingPart)
 		ItemPointerSetMovedPartitions(&moved);
 
-	minidb_write_begin(&w, rel);
-	page = minidb_write_page(&w, buffer, false);
-	page_prepend(rel, page, ItemPointerGetOffsetNumber(tid), &marker,
-				 changingPart ? &moved : NULL,
-				 changingPart ? MINIDB_REC_MOVED_PART : 0);
-	minidb_write_finish(&w);
+	prepend_version(rel, buffer, ItemPointerGetOffsetNumber(tid), &marker,
+					changingPart ? &moved : NULL,
+					changingPart ? MINIDB_REC_MOVED_PART : 0);
 	UnlockReleaseBuffer(buffer);
 
 	if (oldtup)
@@ -615,20 +646,35 @@ reset_prune_hint(Page page)
 }
 
 /*
- * Room on the page for the record at off to grow to newlen, pruning the
- * page (within the caller's WAL write) if that can help.
+ * Is there room on the page for the record at off to take v in place?  If
+ * not, prune the page (its own WAL record) when that can help.
  */
 static bool
-room_for_prepend(Relation rel, Page page, OffsetNumber off, uint32 newlen)
+make_room_in_place(Relation rel, Buffer buffer, OffsetNumber off,
+				   const MinidbVersionData *v)
 {
+	Page		page = BufferGetPage(buffer);
+	uint32		newlen;
+	MinidbPageWrite w;
+	Page		image;
+
+	newlen = minidb_record_prepend_size(ItemIdGetLength(PageGetItemId(page, off)),
+										v);
 	if (newlen > MINIDB_MAX_RECORD_LEN)
 		return false;
 	if (minidb_page_free_for_replace(page, off, newlen) > 0)
 		return true;
 	if (!page_worth_pruning(rel, page))
 		return false;
-	minidb_prune_page(rel, page, GlobalVisTestFor(rel));
-	reset_prune_hint(page);
+
+	minidb_write_begin(&w, rel);
+	image = minidb_write_page(&w, buffer, false);
+	minidb_prune_page(rel, image, GlobalVisTestFor(rel));
+	reset_prune_hint(image);
+	minidb_write_finish(&w);
+
+	newlen = minidb_record_prepend_size(ItemIdGetLength(PageGetItemId(page, off)),
+										v);
 	return minidb_page_free_for_replace(page, off, newlen) > 0;
 }
 
@@ -642,7 +688,38 @@ typedef struct UpdateTarget
 	CommandId	cid;
 } UpdateTarget;
 
-/* The whole change of an UPDATE, within one WAL record; returns the TID */
+/* The moving UPDATE as one compact WAL record (see minidb_xlog.c) */
+static ItemPointerData
+move_compact(UpdateTarget *ut, const MinidbVersionData *marker,
+			 const char *newrec, uint32 newlen)
+{
+	Relation	rel = ut->rel;
+	OffsetNumber off = ItemPointerGetOffsetNumber(ut->otid);
+	Page		page = BufferGetPage(ut->buffer);
+	Buffer		newbuf = ut->buffer;
+	bool		is_new = false;
+	bool	   *keep;
+	int			n;
+	ItemPointerData newtid;
+
+	if (minidb_page_free_for_insert(page) < MAXALIGN(newlen))
+		newbuf = minidb_buffer_for_insert(rel, newlen, NULL, ut->buffer,
+										  &is_new);
+	keep = prune_plan_for(rel, page, off, ut->buffer, &n);
+	newtid = minidb_log_move(rel, ut->buffer, off, keep, n, marker, newbuf,
+							 is_new, newrec, newlen);
+	if (newbuf != ut->buffer)
+		UnlockReleaseBuffer(newbuf);
+	if (keep)
+		pfree(keep);
+	return newtid;
+}
+
+/*
+ * The change of an UPDATE; returns the row's TID.  In place: one prepend.
+ * Otherwise the new record and the old record's "moved" marker go in one
+ * WAL record.
+ */
 static ItemPointerData
 write_update(UpdateTarget *ut, bool try_in_place, bool *in_place)
 {
@@ -656,25 +733,27 @@ write_update(UpdateTarget *ut, bool try_in_place, bool *in_place)
 	Page		target;
 	Buffer		newbuf = ut->buffer;
 	char	   *newrec;
-	uint32		len;
 	uint32		newlen;
 
 	minidb_version_from_tuple(ut->newtup, ut->xid, ut->cid, &v);
-	minidb_write_begin(&w, rel);
-	page = minidb_write_page(&w, ut->buffer, false);
-	len = ItemIdGetLength(PageGetItemId(page, off));
-
-	*in_place = try_in_place &&
-		room_for_prepend(rel, page, off, minidb_record_prepend_size(len, &v));
+	*in_place = try_in_place && make_room_in_place(rel, ut->buffer, off, &v);
 	if (*in_place)
 	{
-		page_prepend(rel, page, off, &v, NULL, 0);
-		minidb_write_finish(&w);
+		prepend_version(rel, ut->buffer, off, &v, NULL, 0);
 		return newtid;
 	}
 
 	/* a new record, on this page if it has room, else elsewhere */
 	newrec = build_record(ut->newtup, ut->xid, ut->cid, &newlen);
+	minidb_marker_version(ut->xid, ut->cid, MINIDB_V_MOVED, &marker);
+	if (minidb_custom_wal)
+	{
+		newtid = move_compact(ut, &marker, newrec, newlen);
+		pfree(newrec);
+		return newtid;
+	}
+	minidb_write_begin(&w, rel);
+	page = minidb_write_page(&w, ut->buffer, false);
 	target = page;
 	if (minidb_page_free_for_insert(page) < MAXALIGN(newlen))
 	{
@@ -688,7 +767,6 @@ write_update(UpdateTarget *ut, bool try_in_place, bool *in_place)
 				   minidb_page_add_record(target, newrec, newlen));
 
 	/* end the old record with a marker pointing at the new one */
-	minidb_marker_version(ut->xid, ut->cid, MINIDB_V_MOVED, &marker);
 	page_prepend(rel, page, off, &marker, &newtid, 0);
 	minidb_write_finish(&w);
 

@@ -113,6 +113,9 @@ fsync = off
 synchronous_commit = off
 full_page_writes = off
 max_prepared_transactions = 10
+# preloaded, minidb logs in-place prepends and moving UPDATEs as its own
+# compact WAL records (minidb_xlog.c); without it, as generic WAL
+shared_preload_libraries = 'minidb_am'
 log_min_messages = warning
 log_line_prefix = '%m [%p] %q%a '
 CONF

@@ -23,6 +23,9 @@ use Time::HiRes qw(usleep);
 
 my $node = PostgreSQL::Test::Cluster->new('crash');
 $node->init;
+# 004 runs this file again with the library preloaded (compact WAL records)
+$node->append_conf('postgresql.conf', "shared_preload_libraries = 'minidb_am'")
+  if $ENV{MINIDB_TAP_PRELOAD};
 $node->append_conf('postgresql.conf', qq{
 restart_after_crash = on
 lock_timeout = '60s'

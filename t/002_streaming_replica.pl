@@ -12,6 +12,9 @@ use Test::More;
 
 my $primary = PostgreSQL::Test::Cluster->new('primary');
 $primary->init(allows_streaming => 1);
+# 005 runs this file again with the library preloaded (compact WAL records)
+$primary->append_conf('postgresql.conf', "shared_preload_libraries = 'minidb_am'")
+  if $ENV{MINIDB_TAP_PRELOAD};
 $primary->start;
 $primary->safe_psql('postgres', q{
 CREATE EXTENSION minidb_am;
@@ -52,6 +55,7 @@ sub compare_nodes
 }
 
 # workload after the base backup: the standby replays all of it
+my $lsn_before_workload = $primary->lsn('insert');
 $primary->safe_psql('postgres', q{
 UPDATE m SET v = v || '+', n = n + 1 WHERE id % 2 = 0;          -- in place
 UPDATE m SET n = n + 1 WHERE id % 2 = 0;
@@ -67,6 +71,15 @@ DELETE FROM m WHERE id >= 500;
 ROLLBACK;
 });
 compare_nodes('after workload from backup');
+if ($ENV{MINIDB_TAP_PRELOAD})
+{
+	# the workload really went through minidb's own WAL records
+	$primary->safe_psql('postgres', 'CREATE EXTENSION pg_walinspect');
+	my $n = $primary->safe_psql('postgres', qq{
+		SELECT count(*) FROM pg_get_wal_records_info('$lsn_before_workload', pg_current_wal_lsn())
+		 WHERE resource_manager = 'minidb'});
+	cmp_ok($n, '>', 0, "compact minidb WAL records were written ($n)");
+}
 is($standby->safe_psql('postgres', q{SELECT count(*) FROM m WHERE v = 'rolled back'}),
 	'0', 'rolled-back changes invisible on standby');
 
