@@ -400,8 +400,9 @@ minidb_relation_estimate_size(Relation rel, int32 *attr_widths,
 							  BlockNumber *pages, double *tuples,
 							  double *allvisfrac)
 {
+	/* per row: record and version headers, line pointer, marker reserve */
 	const Size	overhead = MINIDB_RECORD_HDRSZ + MINIDB_VERSION_HDRSZ +
-		sizeof(ItemIdData);
+		sizeof(ItemIdData) + MINIDB_MARKER_RESERVE;
 	const Size	usable = BLCKSZ - SizeOfPageHeaderData -
 		MAXALIGN(sizeof(MinidbPageOpaqueData));
 

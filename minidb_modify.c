@@ -90,14 +90,22 @@ prepare_tuple(Relation rel, HeapTuple tup, HeapTuple oldtup, int options)
 	return tup;
 }
 
-/* Build a one-version record for tup in memory of the current context */
+/*
+ * Build a one-version record for tup in memory of the current context.
+ * options may carry TABLE_INSERT_FROZEN (COPY FREEZE, into a table created
+ * or truncated by this transaction): the version is then frozen from the
+ * start, as heap freezes such tuples.
+ */
 static char *
-build_record(HeapTuple tup, TransactionId xid, CommandId cid, uint32 *len)
+build_record(HeapTuple tup, TransactionId xid, CommandId cid, int options,
+			 uint32 *len)
 {
 	MinidbVersionData v;
 	char	   *rec;
 
 	minidb_version_from_tuple(tup, xid, cid, &v);
+	if (options & TABLE_INSERT_FROZEN)
+		v.flags |= MINIDB_V_XMIN_COMMITTED | MINIDB_V_FROZEN;
 	*len = MINIDB_RECORD_HDRSZ + minidb_version_size(&v);
 	if (*len > MINIDB_MAX_RECORD_LEN)
 		ereport(ERROR,
@@ -418,7 +426,7 @@ minidb_tuple_insert(Relation rel, TupleTableSlot *slot, CommandId cid,
 	check_not_published(rel);
 	slot->tts_tableOid = RelationGetRelid(rel);
 	heaptup = prepare_tuple(rel, tuple, NULL, options);
-	rec = build_record(heaptup, xid, cid, &len);
+	rec = build_record(heaptup, xid, cid, options, &len);
 
 	CheckForSerializableConflictIn(rel, NULL, InvalidBlockNumber);
 	buffer = minidb_buffer_for_insert(rel, len, bistate, InvalidBuffer,
@@ -486,7 +494,7 @@ minidb_multi_insert(Relation rel, TupleTableSlot **slots, int nslots,
 
 		slots[n]->tts_tableOid = RelationGetRelid(rel);
 		recs[n] = build_record(prepare_tuple(rel, tuple, NULL, options),
-							   xid, cid, &lens[n]);
+							   xid, cid, options, &lens[n]);
 	}
 	MemoryContextSwitchTo(oldcxt);
 
@@ -744,7 +752,7 @@ write_update(UpdateTarget *ut, bool try_in_place, bool *in_place)
 	}
 
 	/* a new record, on this page if it has room, else elsewhere */
-	newrec = build_record(ut->newtup, ut->xid, ut->cid, &newlen);
+	newrec = build_record(ut->newtup, ut->xid, ut->cid, 0, &newlen);
 	minidb_marker_version(ut->xid, ut->cid, MINIDB_V_MOVED, &marker);
 	if (minidb_custom_wal)
 	{
@@ -982,8 +990,16 @@ minidb_tuple_lock(Relation rel, ItemPointer tid, Snapshot snapshot,
 			continue;
 		}
 		if (wc.result == TM_Updated && follow &&
-			ItemPointerIsValid(&tmfd->ctid) &&
-			!ItemPointerIndicatesMovedPartitions(&tmfd->ctid))
+			ItemPointerIndicatesMovedPartitions(&tmfd->ctid))
+		{
+			/* what heapam_tuple_lock says: there is no newer version here */
+			UnlockReleaseBuffer(buffer);
+			ereport(ERROR,
+					(errcode(ERRCODE_T_R_SERIALIZATION_FAILURE),
+					 errmsg("tuple to be locked was already moved to another partition due to concurrent update")));
+		}
+		if (wc.result == TM_Updated && follow &&
+			ItemPointerIsValid(&tmfd->ctid))
 		{
 			UnlockReleaseBuffer(buffer);
 			*tid = tmfd->ctid;
