@@ -282,6 +282,7 @@ check_writable(Relation rel, ItemPointer tid, char *rec, uint32 len,
 
 	wc->result = TM_Ok;
 	wc->traversed = false;
+	wc->head.vh = NULL;
 	if (minidb_effective_head(rel, tid, rec, len, buffer, &wc->head) < 0)
 	{
 		fail(wc, TM_Invisible, tmfd, tid, InvalidTransactionId,
@@ -298,7 +299,14 @@ check_writable(Relation rel, ItemPointer tid, char *rec, uint32 len,
 	}
 	if (TransactionIdIsCurrentTransactionId(vh->vh_xmin))
 	{
-		if (vh->vh_cid >= cid)
+		/*
+		 * Changed by this very command: an update of an older version is
+		 * TM_SelfModified, the row's insertion itself TM_Invisible (heap
+		 * tells them apart by xmax and xmin; ON CONFLICT relies on it).
+		 */
+		if (vh->vh_cid >= cid && wc->head.index == rh->rh_nversions - 1)
+			fail(wc, TM_Invisible, tmfd, tid, vh->vh_xmin, vh->vh_cid);
+		else if (vh->vh_cid >= cid)
 			fail(wc, TM_SelfModified, tmfd, tid, vh->vh_xmin, vh->vh_cid);
 		else if (vh->vh_flags & MINIDB_V_NODATA_MASK)
 			fail(wc, TM_Invisible, tmfd, tid, vh->vh_xmin, vh->vh_cid);
@@ -407,9 +415,15 @@ set_row_locker(Relation rel, Buffer buffer, ItemPointer tid,
  * INSERT
  * ----------------------------------------------------------------
  */
-void
-minidb_tuple_insert(Relation rel, TupleTableSlot *slot, CommandId cid,
-					int options, BulkInsertState bistate)
+/*
+ * Insert one row.  A speculative insertion (INSERT ... ON CONFLICT) carries
+ * its token in the record header's successor field, as heap carries it in
+ * t_ctid: offset SpecTokenOffsetNumber, block the token.  The field means
+ * "successor" only under a moved head, so nothing else reads it there.
+ */
+static void
+insert_row(Relation rel, TupleTableSlot *slot, CommandId cid, int options,
+		   BulkInsertState bistate, uint32 spec_token)
 {
 	TransactionId xid = GetCurrentTransactionId();
 	bool		shouldFree = true;
@@ -427,6 +441,9 @@ minidb_tuple_insert(Relation rel, TupleTableSlot *slot, CommandId cid,
 	slot->tts_tableOid = RelationGetRelid(rel);
 	heaptup = prepare_tuple(rel, tuple, NULL, options);
 	rec = build_record(heaptup, xid, cid, options, &len);
+	if (spec_token != 0)
+		ItemPointerSet(&minidb_record_header(rec)->rh_successor, spec_token,
+					   SpecTokenOffsetNumber);
 
 	CheckForSerializableConflictIn(rel, NULL, InvalidBlockNumber);
 	buffer = minidb_buffer_for_insert(rel, len, bistate, InvalidBuffer,
@@ -450,22 +467,82 @@ minidb_tuple_insert(Relation rel, TupleTableSlot *slot, CommandId cid,
 }
 
 void
+minidb_tuple_insert(Relation rel, TupleTableSlot *slot, CommandId cid,
+					int options, BulkInsertState bistate)
+{
+	insert_row(rel, slot, cid, options, bistate, 0);
+}
+
+void
 minidb_tuple_insert_speculative(Relation rel, TupleTableSlot *slot,
 								CommandId cid, int options,
 								BulkInsertState bistate, uint32 specToken)
 {
-	ereport(ERROR,
-			(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-			 errmsg("INSERT ... ON CONFLICT is not supported on minidb tables yet"),
-			 errdetail("Table \"%s\" uses the minidb access method.",
-					   RelationGetRelationName(rel))));
+	Assert(specToken != 0);
+	insert_row(rel, slot, cid, options, bistate, specToken);
 }
 
+/*
+ * The end of a speculative insertion.  Confirmed: the token goes, and the
+ * row is an ordinary row.  Conflicting: the row is "super-deleted" -- its
+ * only version is marked aborted, so that no snapshot, not even this
+ * transaction's, sees it (heap sets xmin invalid for the same effect), and
+ * its TOAST values are deleted.  VACUUM removes the dead record and its
+ * index entries later.
+ */
 void
 minidb_tuple_complete_speculative(Relation rel, TupleTableSlot *slot,
 								  uint32 specToken, bool succeeded)
 {
-	elog(ERROR, "minidb does not make speculative insertions");
+	ItemPointer tid = &slot->tts_tid;
+	OffsetNumber off = ItemPointerGetOffsetNumber(tid);
+	Buffer		buffer = ReadBuffer(rel, ItemPointerGetBlockNumber(tid));
+	HeapTuple	oldtup = NULL;
+	MinidbPageWrite w;
+	MinidbRecordHeader *rh;
+	MinidbVersionHeader *vh;
+	Page		page;
+	uint32		len;
+	char	   *rec;
+
+	if (!succeeded)
+	{
+		bool		shouldFree;
+		HeapTuple	tup = ExecFetchSlotHeapTuple(slot, false, &shouldFree);
+
+		if (HeapTupleHasExternal(tup))
+			oldtup = shouldFree ? tup : heap_copytuple(tup);
+		else if (shouldFree)
+			heap_freetuple(tup);
+	}
+
+	LockBuffer(buffer, BUFFER_LOCK_EXCLUSIVE);
+	rec = record_for_write(rel, buffer, tid, &len);
+	rh = minidb_record_header(rec);
+	if (ItemPointerGetOffsetNumberNoCheck(&rh->rh_successor) != SpecTokenOffsetNumber)
+		elog(ERROR, "minidb record at (%u,%u) is not a speculative insertion",
+			 ItemPointerGetBlockNumber(tid), off);
+
+	minidb_write_begin(&w, rel);
+	page = minidb_write_page(&w, buffer, false);
+	rec = (char *) PageGetItem(page, PageGetItemId(page, off));
+	rh = minidb_record_header(rec);
+	ItemPointerSetInvalid(&rh->rh_successor);
+	if (!succeeded)
+	{
+		vh = (MinidbVersionHeader *) (rec + MINIDB_RECORD_HDRSZ);
+		vh->vh_flags = (vh->vh_flags &
+						~(MINIDB_V_XMIN_COMMITTED | MINIDB_V_FROZEN)) |
+			MINIDB_V_XMIN_ABORTED;
+	}
+	minidb_write_finish(&w);
+	UnlockReleaseBuffer(buffer);
+
+	if (oldtup)
+	{
+		heap_toast_delete(rel, oldtup, true);
+		heap_freetuple(oldtup);
+	}
 }
 
 /*
@@ -975,9 +1052,17 @@ minidb_tuple_lock(Relation rel, ItemPointer tid, Snapshot snapshot,
 		rec = record_for_write(rel, buffer, tid, &len);
 		check_writable(rel, tid, rec, len, buffer, cid, snapshot,
 					   InvalidSnapshot, tmfd, &wc);
-		if (wc.result == TM_Updated && follow &&
-			ItemPointerEquals(&tmfd->ctid, tid))
-			wc.result = TM_Ok;	/* in place: the head is the newest */
+		/*
+		 * In place, a committed head the snapshot does not see is the
+		 * newest version: lock it when following updates, and also under
+		 * READ COMMITTED without the flag -- that is INSERT ... ON CONFLICT,
+		 * which found the row through a dirty snapshot and expects the
+		 * newest version locked, as heap_lock_tuple does regardless of
+		 * snapshots.  Under REPEATABLE READ it stays TM_Updated (40001).
+		 */
+		if (wc.result == TM_Updated && ItemPointerEquals(&tmfd->ctid, tid) &&
+			(follow || !IsolationUsesXactSnapshot()))
+			wc.result = TM_Ok;
 		if (wc.result == TM_BeingModified)
 		{
 			TransactionId wait_xid = wc.wait_xid;
@@ -1006,6 +1091,16 @@ minidb_tuple_lock(Relation rel, ItemPointer tid, Snapshot snapshot,
 			prior_xmin = tmfd->xmax;
 			tmfd->traversed = true;
 			continue;
+		}
+		if (wc.result == TM_Invisible && wc.head.vh != NULL &&
+			!(wc.head.vh->vh_flags & MINIDB_V_NODATA_MASK))
+		{
+			/* as heap does, show the caller the row (ON CONFLICT reads xmin) */
+			ExecStoreHeapTuple(minidb_materialize_copy(rec, &wc.head,
+													   InvalidTransactionId,
+													   tid,
+													   RelationGetRelid(rel)),
+							   slot, true);
 		}
 		if (wc.result != TM_Ok)
 		{

@@ -19,6 +19,7 @@
  */
 #include "postgres.h"
 
+#include "access/htup_details.h"
 #include "access/transam.h"
 #include "access/xact.h"
 #include "access/xlog.h"
@@ -285,7 +286,10 @@ minidb_vis_arg_init(MinidbVisArg *va, Snapshot snapshot, Buffer buffer)
 	if (snapshot->snapshot_type == SNAPSHOT_NON_VACUUMABLE)
 		va->vistest = snapshot->vistest;
 	if (snapshot->snapshot_type == SNAPSHOT_DIRTY)
+	{
 		snapshot->xmin = snapshot->xmax = InvalidTransactionId;
+		snapshot->speculativeToken = 0;
+	}
 }
 
 /* The first version not known to be aborted */
@@ -338,6 +342,15 @@ minidb_find_visible(Relation rel, ItemPointer tid, char *rec, uint32 len,
 		minidb_report_corruption(rel, tid, &err);
 	if (idx >= 0 && (ref->vh->vh_flags & MINIDB_V_NODATA_MASK))
 		return -1;
+	/* an insertion another backend is still deciding on: say whose */
+	if (idx == 0 && snapshot->snapshot_type == SNAPSHOT_DIRTY &&
+		TransactionIdIsValid(snapshot->xmin))
+	{
+		ItemPointer spec = &minidb_record_header(rec)->rh_successor;
+
+		if (ItemPointerGetOffsetNumberNoCheck(spec) == SpecTokenOffsetNumber)
+			snapshot->speculativeToken = ItemPointerGetBlockNumberNoCheck(spec);
+	}
 	if (xmax)
 		*xmax = va.newer_xmin;
 	return idx;
