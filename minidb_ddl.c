@@ -169,8 +169,9 @@ retoast_record(Relation newrel, char *rec, uint32 *len, ItemPointer tid)
 	MinidbVersionData *versions;
 	MinidbChainError err;
 	bool		any = false;
+	int			format = minidb_record_header(rec)->rh_format;
 	char	   *out;
-	uint32		size = MINIDB_RECORD_HDRSZ;
+	uint32		size;
 	int			n;
 
 	n = minidb_chain_decode_all(rec, *len, &versions, &err);
@@ -197,14 +198,14 @@ retoast_record(Relation newrel, char *rec, uint32 *len, ItemPointer tid)
 									  versions[i].cid, &versions[i]);
 			versions[i].flags |= keep;
 		}
-		size += MAXALIGN(minidb_version_size(&versions[i]));
 	}
 	if (!any)
 		return rec;
 
-	/* rebuild, oldest first; header fields were settled by the rewrite */
+	/* rebuild in the record's format, oldest first */
+	size = MAXALIGN(minidb_record_size(versions, n, format));
 	out = palloc(size);
-	*len = minidb_record_build(out, size, &versions[n - 1]);
+	*len = minidb_record_build_as(out, size, &versions[n - 1], format);
 	for (int i = n - 2; i >= 0; i--)
 	{
 		char	   *next = palloc(size);

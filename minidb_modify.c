@@ -106,7 +106,8 @@ build_record(HeapTuple tup, TransactionId xid, CommandId cid, int options,
 	minidb_version_from_tuple(tup, xid, cid, &v);
 	if (options & TABLE_INSERT_FROZEN)
 		v.flags |= MINIDB_V_XMIN_COMMITTED | MINIDB_V_FROZEN;
-	*len = MINIDB_RECORD_HDRSZ + minidb_version_size(&v);
+	*len = (uint32) Min(minidb_record_size(&v, 1, minidb_record_format),
+						(uint64) PG_UINT32_MAX);
 	if (*len > MINIDB_MAX_RECORD_LEN)
 		ereport(ERROR,
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
@@ -530,7 +531,7 @@ minidb_tuple_complete_speculative(Relation rel, TupleTableSlot *slot,
 	ItemPointerSetInvalid(&rh->rh_successor);
 	if (!succeeded)
 	{
-		vh = (MinidbVersionHeader *) (rec + MINIDB_RECORD_HDRSZ);
+		vh = (MinidbVersionHeader *) (rec + minidb_record_head_offset(rec));
 		vh->vh_flags = (vh->vh_flags &
 						~(MINIDB_V_XMIN_COMMITTED | MINIDB_V_FROZEN)) |
 			MINIDB_V_XMIN_ABORTED;

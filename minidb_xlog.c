@@ -142,10 +142,11 @@ version_bytes(const MinidbVersionData *v, uint32 *vlen)
 	uint32		size;
 	char	   *tmp;
 
+	/* a version's bytes do not depend on the record format: build a V1 one */
 	*vlen = minidb_version_size(v);
 	size = MINIDB_RECORD_HDRSZ + *vlen;
 	tmp = palloc(MAXALIGN(size));
-	minidb_record_build(tmp, MAXALIGN(size), v);
+	minidb_record_build_as(tmp, MAXALIGN(size), v, MINIDB_FORMAT_V1);
 	memmove(tmp, tmp + MINIDB_RECORD_HDRSZ, *vlen);
 	return tmp;
 }
