@@ -12,9 +12,14 @@
  *		with it that every path returns the same row)
  *	minidb_bench_copy_vs_alloc(bytes, iterations)
  *		copy into an existing buffer versus allocate 1 kB and copy
- *	minidb_bench_ab(a, b, depth, reader, pairs, iterations)
+ *	minidb_bench_ab(a, b, depth, reader, pairs, iterations, a_format, b_format)
  *		two paths (or heap) alternately, ABBA, with the median and the
- *		interquartile range of the per-pair ratio B/A and a verdict
+ *		interquartile range of the per-pair ratio B/A and a verdict; the
+ *		two sides may read minidb records of different formats (v1, v2)
+ *
+ * The minidb chains' record format (minidb.record_format: v1, v2) is an
+ * argument of every function ('v1' by default): the writer sets it before
+ * inserting the row, and in-place updates keep the record's format.
  *
  * The chains are real.  A chain of depth d is one row, (1, 'v0'), inserted
  * and then updated d-1 times ('v1', 'v2', ...), every version by its own
@@ -189,6 +194,21 @@ parse_reader(const char *name)
 	return BENCH_NEWEST;		/* keep compiler quiet */
 }
 
+/* A minidb record format by name, as minidb.record_format spells it */
+static int
+parse_format(const char *name)
+{
+	if (strcmp(name, "v1") == 0)
+		return MINIDB_FORMAT_V1;
+	if (strcmp(name, "v2") == 0)
+		return MINIDB_FORMAT_V2;
+	ereport(ERROR,
+			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+			 errmsg("unknown record format \"%s\"", name),
+			 errhint("Valid values are v1 and v2 (see minidb.record_format).")));
+	return 0;					/* keep compiler quiet */
+}
+
 static void
 check_not_null(FunctionCallInfo fcinfo, int argno, const char *argname)
 {
@@ -356,6 +376,7 @@ counting_context_create(void)
 typedef struct BenchChain
 {
 	bool		heap;			/* heap table, else minidb */
+	int			format;			/* minidb: MINIDB_FORMAT_*; heap: 0 */
 	int			depth;
 	char		relname[NAMEDATALEN];
 	Relation	rel;			/* open (AccessShareLock) while measuring */
@@ -495,11 +516,12 @@ take_snapshot(void)
 	return RegisterSnapshot(GetLatestSnapshot());
 }
 
-/* minidb: how many versions the record at tid holds */
+/* minidb: how many versions the record at tid holds, and its format */
 static void
 count_versions_cb(char *rec, uint32 len, Buffer buffer, void *arg)
 {
-	*(int *) arg = minidb_record_header(rec)->rh_nversions;
+	((int *) arg)[0] = minidb_record_header(rec)->rh_nversions;
+	((int *) arg)[1] = minidb_record_header(rec)->rh_format;
 }
 
 /* heap: the length of the HOT chain rooted at tid, walked on its page */
@@ -544,27 +566,33 @@ heap_hot_chain_length(Relation rel, ItemPointer tid)
  */
 static void
 bench_env_setup(BenchEnv *env, const int *depths, int ndepths,
-				bool want_minidb, bool want_heap)
+				const int *formats, int nformats, bool want_heap)
 {
 	StringInfoData sql;
 	int			maxdepth = 0;
 	int			n = 0;
 
 	memset(env, 0, sizeof(*env));
-	env->chains = palloc0(sizeof(BenchChain) * ndepths * 2);
+	env->chains = palloc0(sizeof(BenchChain) * ndepths * (nformats + 1));
 	for (int i = 0; i < ndepths; i++)
 	{
-		for (int h = 0; h < 2; h++)
+		/* h < nformats: a minidb chain of formats[h]; h == nformats: heap */
+		for (int h = 0; h <= nformats; h++)
 		{
 			BenchChain *c;
 
-			if ((h == 0 && !want_minidb) || (h == 1 && !want_heap))
+			if (h == nformats && !want_heap)
 				continue;
 			c = &env->chains[n++];
-			c->heap = (h == 1);
+			c->heap = (h == nformats);
+			c->format = c->heap ? 0 : formats[h];
 			c->depth = depths[i];
-			snprintf(c->relname, NAMEDATALEN, "%s_d%d",
-					 c->heap ? "heap" : "minidb", c->depth);
+			if (c->heap || c->format == MINIDB_FORMAT_V1)
+				snprintf(c->relname, NAMEDATALEN, "%s_d%d",
+						 c->heap ? "heap" : "minidb", c->depth);
+			else
+				snprintf(c->relname, NAMEDATALEN, "minidb_v%d_d%d",
+						 c->format, c->depth);
 		}
 		maxdepth = Max(maxdepth, depths[i]);
 	}
@@ -584,6 +612,10 @@ bench_env_setup(BenchEnv *env, const int *depths, int ndepths,
 	{
 		BenchChain *c = &env->chains[i];
 
+		/* the record's format is chosen when the row is inserted */
+		if (!c->heap)
+			appendStringInfo(&sql, "SET minidb.record_format = 'v%d';",
+							 c->format);
 		appendStringInfo(&sql,
 						 "CREATE TABLE %s.%s (id int PRIMARY KEY, v text) USING %s"
 						 " WITH (fillfactor = 50, autovacuum_enabled = false);"
@@ -591,6 +623,8 @@ bench_env_setup(BenchEnv *env, const int *depths, int ndepths,
 						 env->schema, c->relname, c->heap ? "heap" : "minidb",
 						 env->schema, c->relname);
 	}
+	if (nformats > 0)
+		appendStringInfoString(&sql, " RESET minidb.record_format;");
 	writer_exec(env, sql.data);
 
 	/*
@@ -657,12 +691,18 @@ bench_env_setup(BenchEnv *env, const int *depths, int ndepths,
 		else
 		{
 			Buffer		pin = InvalidBuffer;
+			int			found[2] = {0, 0};
 
-			c->versions = 0;
 			minidb_view_record(c->rel, &c->tid, &pin, count_versions_cb,
-							   &c->versions);
+							   found);
 			if (BufferIsValid(pin))
 				ReleaseBuffer(pin);
+			c->versions = found[0];
+			if (found[1] != c->format)
+				ereport(ERROR,
+						(errcode(ERRCODE_INTERNAL_ERROR),
+						 errmsg("minidb bench: the record of \"%s\" has format %d, not %d",
+								c->relname, found[1], c->format)));
 		}
 		if (c->versions != c->depth)
 			ereport(ERROR,
@@ -704,10 +744,11 @@ bench_env_teardown(BenchEnv *env)
 }
 
 static BenchChain *
-find_chain(BenchEnv *env, bool heap, int depth)
+find_chain(BenchEnv *env, bool heap, int depth, int format)
 {
 	for (int i = 0; i < env->nchains; i++)
-		if (env->chains[i].heap == heap && env->chains[i].depth == depth)
+		if (env->chains[i].heap == heap && env->chains[i].depth == depth &&
+			(heap || env->chains[i].format == format))
 			return &env->chains[i];
 	elog(ERROR, "minidb bench: no %s chain of depth %d",
 		 heap ? "heap" : "minidb", depth);
@@ -987,12 +1028,15 @@ minidb_bench_chain_depth(PG_FUNCTION_ARGS)
 	int			npaths;
 	int			iterations;
 	bool		include_heap;
+	int			format;
 	BenchEnv	env;
 
 	check_not_null(fcinfo, 0, "depths");
 	check_not_null(fcinfo, 1, "iterations");
 	check_not_null(fcinfo, 2, "paths");
 	check_not_null(fcinfo, 3, "include_heap");
+	check_not_null(fcinfo, 4, "format");
+	format = parse_format(text_to_cstring(PG_GETARG_TEXT_PP(4)));
 	depths = parse_depths(PG_GETARG_ARRAYTYPE_P(0), &ndepths);
 	iterations = PG_GETARG_INT32(1);
 	check_iterations(iterations);
@@ -1005,7 +1049,8 @@ minidb_bench_chain_depth(PG_FUNCTION_ARGS)
 
 	InitMaterializedSRF(fcinfo, 0);
 	SPI_connect();
-	bench_env_setup(&env, depths, ndepths, npaths > 0, include_heap);
+	bench_env_setup(&env, depths, ndepths, &format, npaths > 0 ? 1 : 0,
+					include_heap);
 	prewarm(&env);
 
 	for (int i = 0; i < ndepths; i++)
@@ -1016,7 +1061,7 @@ minidb_bench_chain_depth(PG_FUNCTION_ARGS)
 			{
 				int			path = p < npaths ? paths[p] : BENCH_PATH_HEAP;
 				BenchChain *c = find_chain(&env, path == BENCH_PATH_HEAP,
-										   depths[i]);
+										   depths[i], format);
 				BenchResult res;
 				Datum		values[8];
 				bool		nulls[8] = {0};
@@ -1055,11 +1100,14 @@ minidb_bench_chain_rows(PG_FUNCTION_ARGS)
 	int		   *paths;
 	int			npaths;
 	bool		include_heap;
+	int			format;
 	BenchEnv	env;
 
 	check_not_null(fcinfo, 0, "depths");
 	check_not_null(fcinfo, 1, "paths");
 	check_not_null(fcinfo, 2, "include_heap");
+	check_not_null(fcinfo, 3, "format");
+	format = parse_format(text_to_cstring(PG_GETARG_TEXT_PP(3)));
 	depths = parse_depths(PG_GETARG_ARRAYTYPE_P(0), &ndepths);
 	paths = parse_paths(PG_GETARG_ARRAYTYPE_P(1), &npaths);
 	include_heap = PG_GETARG_BOOL(2);
@@ -1070,7 +1118,8 @@ minidb_bench_chain_rows(PG_FUNCTION_ARGS)
 
 	InitMaterializedSRF(fcinfo, 0);
 	SPI_connect();
-	bench_env_setup(&env, depths, ndepths, npaths > 0, include_heap);
+	bench_env_setup(&env, depths, ndepths, &format, npaths > 0 ? 1 : 0,
+					include_heap);
 
 	for (int i = 0; i < ndepths; i++)
 	{
@@ -1080,7 +1129,7 @@ minidb_bench_chain_rows(PG_FUNCTION_ARGS)
 			{
 				int			path = p < npaths ? paths[p] : BENCH_PATH_HEAP;
 				BenchChain *c = find_chain(&env, path == BENCH_PATH_HEAP,
-										   depths[i]);
+										   depths[i], format);
 				BenchRow	row;
 				BenchResult res;
 				Datum		values[9];
@@ -1295,13 +1344,17 @@ minidb_bench_ab(PG_FUNCTION_ARGS)
 	double	   *sorted[3];
 	int			warmup;
 	bool		want_heap;
-	bool		want_minidb;
+	int			format[2];
+	int			formats[2];
+	int			nformats = 0;
 
-	static const char *const argnames[6] =
-	{"a", "b", "depth", "reader", "pairs", "iterations"};
+	static const char *const argnames[8] =
+	{"a", "b", "depth", "reader", "pairs", "iterations", "a_format", "b_format"};
 
-	for (int i = 0; i < 6; i++)
+	for (int i = 0; i < 8; i++)
 		check_not_null(fcinfo, i, argnames[i]);
+	format[0] = parse_format(text_to_cstring(PG_GETARG_TEXT_PP(6)));
+	format[1] = parse_format(text_to_cstring(PG_GETARG_TEXT_PP(7)));
 	side[0] = parse_path(text_to_cstring(PG_GETARG_TEXT_PP(0)), true);
 	side[1] = parse_path(text_to_cstring(PG_GETARG_TEXT_PP(1)), true);
 	depth = PG_GETARG_INT32(2);
@@ -1318,15 +1371,19 @@ minidb_bench_ab(PG_FUNCTION_ARGS)
 	check_iterations(iterations);
 
 	want_heap = (side[0] == BENCH_PATH_HEAP || side[1] == BENCH_PATH_HEAP);
-	want_minidb = (side[0] != BENCH_PATH_HEAP || side[1] != BENCH_PATH_HEAP);
+	for (int s = 0; s < 2; s++)
+		if (side[s] != BENCH_PATH_HEAP &&
+			(nformats == 0 || formats[0] != format[s]))
+			formats[nformats++] = format[s];
 
 	InitMaterializedSRF(fcinfo, 0);
 	SPI_connect();
-	bench_env_setup(&env, &depth, 1, want_minidb, want_heap);
+	bench_env_setup(&env, &depth, 1, formats, nformats, want_heap);
 	prewarm(&env);
 	for (int s = 0; s < 2; s++)
 	{
-		chain[s] = find_chain(&env, side[s] == BENCH_PATH_HEAP, depth);
+		chain[s] = find_chain(&env, side[s] == BENCH_PATH_HEAP, depth,
+							  format[s]);
 		ns[s] = palloc(sizeof(double) * pairs);
 	}
 	ratio = palloc(sizeof(double) * pairs);

@@ -9,12 +9,15 @@
  * shim, see test/unit/chain_shim.h) so that unit tests and a fuzzer can
  * drive them directly.
  *
- * Layout (all offsets from the start of the record, which the caller must
- * MAXALIGN; page items and palloc'd buffers are):
+ * Two record formats, told apart by rh_format; a build reads both forever.
+ * Offsets are from the start of the record, which the caller must MAXALIGN
+ * (page items and palloc'd buffers are).
+ *
+ * Format V1 (MINIDB_FORMAT_V1): versions back to back.
  *
  *	+-----------------------+  0
  *	| MinidbRecordHeader	|  format, flags, nversions, length, locker,
- *	|						|  successor TID
+ *	|						|  successor TID (20 bytes)
  *	+-----------------------+  MINIDB_RECORD_HDRSZ (MAXALIGNed)
  *	| version 0 (newest)	|  MinidbVersionHeader, null bitmap, padding to
  *	|						|  vh_hoff, then tuple data in heap's format
@@ -24,10 +27,68 @@
  *	| version n-1 (oldest)	|
  *	+-----------------------+  rh_len == end of version n-1, exactly
  *
+ * Format V2 (MINIDB_FORMAT_V2): a version directory after the header.
+ *
+ *	+-----------------------+  0
+ *	| MinidbRecordHeader	|  as in V1 (20 bytes)
+ *	+-----------------------+  MINIDB_V2_DIR_OFFSET (20)
+ *	| uint16 dir[n]			|  dir[i] = offset of version i's header
+ *	| zero padding			|
+ *	+-----------------------+  MINIDB_V2_DATA_START(n) = MAXALIGN(20 + 2n)
+ *	| version 0 .. n-1		|  each as in V1, at a MAXALIGNed offset
+ *	+-----------------------+  rh_len == end of version n-1, exactly
+ *
+ *	The directory invariant (checked in full by validate, the reference
+ *	walker and the iterator):
+ *	  dir[0] == MINIDB_V2_DATA_START(n);
+ *	  dir[i+1] == MAXALIGN(dir[i] + version i's vh_len)	 for i < n-1;
+ *	  dir[n-1] + version n-1's vh_len == rh_len;
+ *	  rh_len <= MINIDB_V2_MAX_LEN (offsets are uint16).
+ *	So the versions tile the record exactly as in V1, in the same order,
+ *	and the directory says where each one starts.  A one- or two-version
+ *	V2 record has the same length as in V1 (the directory fits in the
+ *	header's alignment padding); the directory grows by MAXIMUM_ALIGNOF
+ *	every 4 versions (at n = 3, 7, 11, ...).
+ *
  * Every version starts at a MAXALIGNed offset and its tuple data starts at
  * a MAXALIGNed offset (vh_hoff), so heap's alignment rules for attributes
- * hold for data read in place.  The record ends exactly where the last
- * version ends: the "tail check" that both walkers perform.
+ * hold for data read in place.
+ *
+ * What a read checks (the corruption guarantee, and its V2 trade-off):
+ *
+ *	V1: the fast walker walks every version header to the end of the record
+ *	  on every read and checks that they tile it exactly (the tail check).
+ *	  Any damage to any header field of any version, or to the tail, fails
+ *	  every read of the record.  The cost is one header check per version
+ *	  per read, whichever version the reader wants.
+ *
+ *	V2: the fast walker checks, in O(1): the record header; dir[0]; the LAST
+ *	  version (its directory entry is MAXALIGNed, after the space the other
+ *	  versions need, its header passes every check, and it ends exactly at
+ *	  rh_len).  Then it checks each version it hands to the predicate, in
+ *	  full, before handing it over: every header field, and the link
+ *	  dir[i+1] == MAXALIGN(dir[i] + vh_len) (or, for the last, the end at
+ *	  rh_len).  So:
+ *	  - a truncated record, trailing bytes or a garbled last version fail
+ *		the first read that touches the record, as in V1;
+ *	  - damage in a version fails every read that visits that version
+ *		(the newest reader visits version 0, the oldest visits them all);
+ *	  - damage in a middle version that a read does not visit, or in its
+ *		directory entry, is NOT seen by that read: it is found by
+ *		minidb_record_validate, the reference walker, the iterator (prune,
+ *		VACUUM, minidb_chain()), or the first read that visits it.
+ *	  That is the price of O(1) reads of the newest version: V1 refuses a
+ *	  damaged record on every read; V2 refuses it on every read that could
+ *	  return or pass over a damaged byte, and never reads outside the
+ *	  record either way.
+ *
+ * Builders make records of the format in minidb_record_format (the GUC
+ * minidb.record_format; default V1) or of the format they are given
+ * (minidb_record_build_as).  Prepend and prune keep a record's own format:
+ * a V1 record stays V1 however often it is updated in place, so a table
+ * holds both formats as long as old rows live; a row written after the
+ * setting changed (INSERT, or an UPDATE that moves the row) takes the new
+ * one.  CLUSTER / VACUUM FULL copy records as they are.
  *
  * Copyright (c) 2026, minidb_am developers
  *
@@ -40,7 +101,13 @@
 
 /* Record format versions.  Readers refuse formats they do not know. */
 #define MINIDB_FORMAT_V1		1
-#define MINIDB_FORMAT_CURRENT	MINIDB_FORMAT_V1
+#define MINIDB_FORMAT_V2		2	/* with a version directory */
+#define MINIDB_FORMAT_MAX		MINIDB_FORMAT_V2	/* newest format we read */
+/* The default of minidb_record_format (what builders make) */
+#define MINIDB_FORMAT_CURRENT	MINIDB_FORMAT_V2
+
+/* Format of the records builders make: the GUC minidb.record_format */
+extern PGDLLIMPORT int minidb_record_format;
 
 /* Record header flags (rh_flags) */
 #define MINIDB_REC_LOCK_MULTI	0x01	/* rh_locker is a MultiXactId */
@@ -67,6 +134,12 @@ typedef struct MinidbRecordHeader
 } MinidbRecordHeader;
 
 #define MINIDB_RECORD_HDRSZ		MAXALIGN(sizeof(MinidbRecordHeader))
+
+/* V2: the version directory (see the layout above) */
+#define MINIDB_V2_DIR_OFFSET	20	/* == sizeof(MinidbRecordHeader) */
+#define MINIDB_V2_DATA_START(n) \
+	MAXALIGN(MINIDB_V2_DIR_OFFSET + sizeof(uint16) * (uint32) (n))
+#define MINIDB_V2_MAX_LEN		0xFFFF	/* directory offsets are uint16 */
 
 /* Version flags (vh_flags) */
 #define MINIDB_V_XMIN_COMMITTED 0x0001	/* hint: vh_xmin committed */
@@ -101,6 +174,11 @@ typedef struct MinidbVersionHeader
 #define MINIDB_MAX_VERSION_LEN	0xFFFF
 /* Largest chain a record may hold (keeps arrays of bools bounded). */
 #define MINIDB_MAX_VERSIONS		0x7FFF
+/*
+ * The most a record grows when a marker (tombstone, moved) is prepended:
+ * the marker's header, plus one MAXALIGN step of a V2 directory.
+ */
+#define MINIDB_MARKER_GROWTH_MAX	(MINIDB_VERSION_HDRSZ + MAXIMUM_ALIGNOF)
 /* Largest vh_natts we accept: heap's MaxTupleAttributeNumber. */
 #define MINIDB_MAX_NATTS		1664
 /* Bytes of null bitmap for natts attributes: heap's BITMAPLEN. */
@@ -162,8 +240,23 @@ extern uint32 minidb_record_build(char *out, uint32 outsize,
 extern uint32 minidb_record_prepend(char *out, uint32 outsize,
 									const char *rec, uint32 reclen,
 									const MinidbVersionData *v);
+/* Format: minidb_record_format */
+extern uint32 minidb_record_build_as(char *out, uint32 outsize,
+									 const MinidbVersionData *v, int format);
+/*
+ * Exact length of rec once v is prepended (prepend keeps rec's format).
+ * minidb_record_prepend_size, which cannot see rec, returns an upper bound
+ * valid for every format (V1's exact length plus MAXIMUM_ALIGNOF, for a V2
+ * directory that may grow); before V2 it was exact for V1.  Callers that
+ * size a page change use the exact one.
+ */
+extern uint32 minidb_record_prepend_size_rec(const char *rec, uint32 reclen,
+											 const MinidbVersionData *v);
 extern uint32 minidb_record_prepend_size(uint32 reclen,
 										 const MinidbVersionData *v);
+/* Exact length of a record of the given format holding vs[0..n-1] */
+extern uint64 minidb_record_size(const MinidbVersionData *vs, int n,
+								 int format);
 extern uint32 minidb_record_prune(char *rec, uint32 reclen,
 								  const bool *keep);
 
@@ -181,8 +274,10 @@ extern int	minidb_chain_pick_visible(MinidbVersionData *versions, int n,
 extern void minidb_chain_free_all(MinidbVersionData *versions, int n);
 
 /*
- * The fast walker: header fields only, version by version, always to the
- * end of the record (the tail check).  Returns the index of the first
+ * The fast walker: header fields only.  V1: version by version, always to
+ * the end of the record (the tail check).  V2: the record header, dir[0]
+ * and the last version (the tail check, O(1)), then each version the
+ * predicate is asked about, fully checked.  Returns the index of the first
  * version the predicate accepts, -1 when none does, and -2 when the record
  * is damaged (err filled in).
  */
@@ -213,17 +308,22 @@ minidb_version_get(const char *rec, const MinidbVersionRef *ref,
 }
 
 /*
- * Iterate versions with the same checks as the fast walker, for callers
- * that look at every version (pruning, VACUUM, minidb_chain()).
+ * Iterate versions, for callers that look at every version (pruning,
+ * VACUUM, minidb_chain()).  Every version is checked before it is yielded,
+ * in the order validate checks them, and so is the tail: a caller that
+ * iterates to the end has validated the record (both formats).  V1
+ * reports tail damage after yielding the last version, V2 before.
  */
 typedef struct MinidbChainIter
 {
 	char	   *rec;
 	uint32		reclen;
-	uint32		offset;			/* end of the previous version (the next
-								 * begins at MAXALIGN(offset)) */
+	uint32		offset;			/* V1: end of the previous version (the next
+								 * begins at MAXALIGN(offset)); V2: start of
+								 * the next version (dir[index], checked) */
 	int			index;			/* next version's index */
 	int			nversions;
+	int			format;			/* rh_format */
 } MinidbChainIter;
 
 extern bool minidb_chain_iter_init(MinidbChainIter *it, char *rec,
@@ -246,6 +346,25 @@ static inline MinidbRecordHeader *
 minidb_record_header(const char *rec)
 {
 	return (MinidbRecordHeader *) rec;
+}
+
+/* V2: the version directory */
+static inline uint16 *
+minidb_record_dir(const char *rec)
+{
+	return (uint16 *) (rec + MINIDB_V2_DIR_OFFSET);
+}
+
+/*
+ * Offset of version 0 (the head) of a record already checked (validated,
+ * or iterated to the end).
+ */
+static inline uint32
+minidb_record_head_offset(const char *rec)
+{
+	if (minidb_record_header(rec)->rh_format == MINIDB_FORMAT_V2)
+		return minidb_record_dir(rec)[0];
+	return MINIDB_RECORD_HDRSZ;
 }
 
 #endif							/* MINIDB_CHAIN_H */

@@ -45,6 +45,13 @@ static const struct config_enum_entry read_path_options[] = {
 	{NULL, 0, false}
 };
 
+/* minidb.record_format: the format of records written from now on */
+static const struct config_enum_entry record_format_options[] = {
+	{"v1", MINIDB_FORMAT_V1, false},
+	{"v2", MINIDB_FORMAT_V2, false},
+	{NULL, 0, false}
+};
+
 void		_PG_init(void);
 
 void
@@ -58,6 +65,18 @@ _PG_init(void)
 							 &minidb_read_path,
 							 MINIDB_PATH_VIEW_LAZY,
 							 read_path_options,
+							 PGC_USERSET,
+							 0,
+							 NULL, NULL, NULL);
+	DefineCustomEnumVariable("minidb.record_format",
+							 "Record format of rows written from now on.",
+							 "v1 keeps the versions back to back; v2 adds a version "
+							 "directory, so that a read checks the record's tail without "
+							 "walking every version.  Records keep their format when "
+							 "updated in place; both formats are always readable.",
+							 &minidb_record_format,
+							 MINIDB_FORMAT_CURRENT,
+							 record_format_options,
 							 PGC_USERSET,
 							 0,
 							 NULL, NULL, NULL);

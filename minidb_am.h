@@ -52,7 +52,7 @@ typedef MinidbPageOpaqueData *MinidbPageOpaque;
  * version (tombstone or "moved"), so that DELETE and non-in-place UPDATE
  * never fail for lack of space.  Inserts and in-place prepends honour it.
  */
-#define MINIDB_MARKER_RESERVE	MINIDB_VERSION_HDRSZ
+#define MINIDB_MARKER_RESERVE	MINIDB_MARKER_GROWTH_MAX	/* a V2 directory may grow too */
 
 /* Largest record that fits on an empty page */
 #define MINIDB_MAX_RECORD_LEN \

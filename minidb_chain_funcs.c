@@ -353,12 +353,10 @@ minidb_chain_build(PG_FUNCTION_ARGS)
 	desc = CreateTemplateTupleDesc(1);
 	TupleDescInitEntry(desc, (AttrNumber) 1, "value", TEXTOID, -1, 0);
 	vs = palloc(sizeof(MinidbVersionData) * a.n);
-	total = MINIDB_RECORD_HDRSZ;
 	for (i = 0; i < a.n; i++)
-	{
 		vs[i] = version_from_value(desc, &a, i);
-		total += MAXALIGN(minidb_version_size(&vs[i]));
-	}
+	/* every intermediate record (build, then prepend) is shorter */
+	total = MAXALIGN(minidb_record_size(vs, a.n, minidb_record_format));
 	if (total > MaxAllocSize - VARHDRSZ)
 		ereport(ERROR,
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),

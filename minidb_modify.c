@@ -744,8 +744,9 @@ make_room_in_place(Relation rel, Buffer buffer, OffsetNumber off,
 	MinidbPageWrite w;
 	Page		image;
 
-	newlen = minidb_record_prepend_size(ItemIdGetLength(PageGetItemId(page, off)),
-										v);
+	newlen = minidb_record_prepend_size_rec((char *) PageGetItem(page, PageGetItemId(page, off)),
+											ItemIdGetLength(PageGetItemId(page, off)),
+											v);
 	if (newlen > MINIDB_MAX_RECORD_LEN)
 		return false;
 	if (minidb_page_free_for_replace(page, off, newlen) > 0)
@@ -759,8 +760,9 @@ make_room_in_place(Relation rel, Buffer buffer, OffsetNumber off,
 	reset_prune_hint(image);
 	minidb_write_finish(&w);
 
-	newlen = minidb_record_prepend_size(ItemIdGetLength(PageGetItemId(page, off)),
-										v);
+	newlen = minidb_record_prepend_size_rec((char *) PageGetItem(page, PageGetItemId(page, off)),
+											ItemIdGetLength(PageGetItemId(page, off)),
+											v);
 	return minidb_page_free_for_replace(page, off, newlen) > 0;
 }
 

@@ -105,6 +105,24 @@ SELECT (verdict = 'B faster') = (ratio_q3 < 1) AND (verdict = 'A faster') = (rat
 FROM minidb_bench_ab('copy_lazy', 'copy_lazy', 1, 'newest', 5, 10)
 WHERE pair IS NULL;
 
+-- Record format V2 (version directory): every path returns the same rows
+-- from V2 chains as from V1 chains, for every depth and reader
+CREATE TEMP TABLE rows_v2 AS
+SELECT * FROM minidb_bench_chain_rows('{1,2,3,60,200}', include_heap => false,
+                                      format => 'v2');
+SELECT count(*) AS v2_rows,
+       count(*) FILTER (WHERE r2.versions = r2.depth) AS v2_as_deep_as_asked,
+       count(*) FILTER (WHERE r2.v = r1.v AND r2.id = r1.id AND r2.row_tid = r1.row_tid)
+         AS same_as_v1
+FROM rows_v2 r2
+JOIN rows r1 USING (table_am, depth, reader, path);
+
+-- V1 against V2 on one read path, ABBA
+SELECT count(*) AS rows, count(*) FILTER (WHERE pair IS NULL) AS summaries,
+       bool_and(a_ns > 0 AND b_ns > 0) AS timed
+FROM minidb_bench_ab('view_lazy', 'view_lazy', 7, 'newest', 3, 10,
+                     a_format => 'v1', b_format => 'v2');
+
 -- Errors
 SELECT pg_temp.try($$SELECT * FROM minidb_bench_chain_depth('{0}', 10)$$);
 SELECT pg_temp.try($$SELECT * FROM minidb_bench_chain_depth('{1,201}', 10)$$);
@@ -137,6 +155,9 @@ SELECT pg_temp.try($$SELECT * FROM minidb_bench_ab('heap', 'view_lazy', 1, 'newe
 SELECT pg_temp.try($$SELECT * FROM minidb_bench_ab(NULL, 'view_lazy', 1, 'newest')$$);
 SELECT pg_temp.try($$SELECT * FROM minidb_bench_ab('heap', 'view_lazy', 1, NULL)$$);
 SELECT pg_temp.try($$SELECT * FROM minidb_bench_ab('heap', 'view_lazy', 1, 'newest', NULL)$$);
+SELECT pg_temp.try($$SELECT * FROM minidb_bench_chain_depth('{1}', 10, format => 'v3')$$);
+SELECT pg_temp.try($$SELECT * FROM minidb_bench_chain_rows('{1}', format => NULL)$$);
+SELECT pg_temp.try($$SELECT * FROM minidb_bench_ab('view_lazy', 'view_lazy', 1, 'newest', b_format => 'V2')$$);
 
 -- Without dblink the chains cannot be written: a clear error
 DROP EXTENSION dblink;

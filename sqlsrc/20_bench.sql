@@ -20,11 +20,13 @@ END $$;
 
 -- ns, bytes and allocations per fetch by TID (table_index_fetch_tuple),
 -- for each depth, reader and minidb read path, and heap's HOT chain.
+-- format: the minidb records' format (minidb.record_format: v1, v2).
 CREATE FUNCTION minidb_bench_chain_depth(
     depths int[] DEFAULT '{1,60}',
     iterations int DEFAULT 200000,
     paths text[] DEFAULT '{copy_eager,copy_lazy,view_lazy}',
-    include_heap bool DEFAULT true)
+    include_heap bool DEFAULT true,
+    format text DEFAULT 'v2')
 RETURNS TABLE(table_am text, depth int, reader text, path text,
               iterations int, ns_per_op float8, bytes_per_op float8,
               allocs_per_op float8)
@@ -32,21 +34,22 @@ AS 'MODULE_PATHNAME', 'minidb_bench_chain_depth'
 LANGUAGE C VOLATILE PARALLEL UNSAFE SECURITY DEFINER
 SET search_path = pg_catalog, pg_temp;
 
-COMMENT ON FUNCTION minidb_bench_chain_depth(int[], int, text[], bool) IS
+COMMENT ON FUNCTION minidb_bench_chain_depth(int[], int, text[], bool, text) IS
 'time fetches by TID of a row whose chain has each depth, newest and oldest reader, per read path and beside heap (superuser or minidb_bench)';
 
 -- The row each of those fetches returns: every path must agree.
 CREATE FUNCTION minidb_bench_chain_rows(
     depths int[] DEFAULT '{1,60}',
     paths text[] DEFAULT '{copy_eager,copy_lazy,view_lazy}',
-    include_heap bool DEFAULT true)
+    include_heap bool DEFAULT true,
+    format text DEFAULT 'v2')
 RETURNS TABLE(table_am text, depth int, reader text, path text,
               versions int, row_tid tid, id int, v text, row_xmin xid)
 AS 'MODULE_PATHNAME', 'minidb_bench_chain_rows'
 LANGUAGE C VOLATILE PARALLEL UNSAFE SECURITY DEFINER
 SET search_path = pg_catalog, pg_temp;
 
-COMMENT ON FUNCTION minidb_bench_chain_rows(int[], text[], bool) IS
+COMMENT ON FUNCTION minidb_bench_chain_rows(int[], text[], bool, text) IS
 'the row each read path (and heap) returns from chains of each depth, for each reader (superuser or minidb_bench)';
 
 -- Copy into an existing buffer, versus palloc 1 kB and copy.
@@ -64,24 +67,29 @@ COMMENT ON FUNCTION minidb_bench_copy_vs_alloc(int, int) IS
 
 -- A against B (read paths or heap), ABBA over pairs.  One row per pair,
 -- then a summary row (pair IS NULL): medians, quartiles of B/A, verdict.
+-- a_format, b_format: the record format of each side's minidb chain
+-- (v1, v2), e.g. ('view_lazy', 'view_lazy', 60, 'newest', a_format => 'v1',
+-- b_format => 'v2') compares the two formats on one read path.
 CREATE FUNCTION minidb_bench_ab(
     a text, b text, depth int, reader text,
     pairs int DEFAULT 10,
-    iterations int DEFAULT 100000)
+    iterations int DEFAULT 100000,
+    a_format text DEFAULT 'v2',
+    b_format text DEFAULT 'v2')
 RETURNS TABLE(pair int, a_ns float8, b_ns float8, ratio float8,
               ratio_q1 float8, ratio_q3 float8, verdict text)
 AS 'MODULE_PATHNAME', 'minidb_bench_ab'
 LANGUAGE C VOLATILE PARALLEL UNSAFE SECURITY DEFINER
 SET search_path = pg_catalog, pg_temp;
 
-COMMENT ON FUNCTION minidb_bench_ab(text, text, int, text, int, int) IS
+COMMENT ON FUNCTION minidb_bench_ab(text, text, int, text, int, int, text, text) IS
 'paired ABBA comparison of two read paths or heap: per-pair B/A, then median, IQR and verdict (superuser or minidb_bench)';
 
-REVOKE ALL ON FUNCTION minidb_bench_chain_depth(int[], int, text[], bool) FROM PUBLIC;
-REVOKE ALL ON FUNCTION minidb_bench_chain_rows(int[], text[], bool) FROM PUBLIC;
+REVOKE ALL ON FUNCTION minidb_bench_chain_depth(int[], int, text[], bool, text) FROM PUBLIC;
+REVOKE ALL ON FUNCTION minidb_bench_chain_rows(int[], text[], bool, text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION minidb_bench_copy_vs_alloc(int, int) FROM PUBLIC;
-REVOKE ALL ON FUNCTION minidb_bench_ab(text, text, int, text, int, int) FROM PUBLIC;
-GRANT EXECUTE ON FUNCTION minidb_bench_chain_depth(int[], int, text[], bool) TO minidb_bench;
-GRANT EXECUTE ON FUNCTION minidb_bench_chain_rows(int[], text[], bool) TO minidb_bench;
+REVOKE ALL ON FUNCTION minidb_bench_ab(text, text, int, text, int, int, text, text) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION minidb_bench_chain_depth(int[], int, text[], bool, text) TO minidb_bench;
+GRANT EXECUTE ON FUNCTION minidb_bench_chain_rows(int[], text[], bool, text) TO minidb_bench;
 GRANT EXECUTE ON FUNCTION minidb_bench_copy_vs_alloc(int, int) TO minidb_bench;
-GRANT EXECUTE ON FUNCTION minidb_bench_ab(text, text, int, text, int, int) TO minidb_bench;
+GRANT EXECUTE ON FUNCTION minidb_bench_ab(text, text, int, text, int, int, text, text) TO minidb_bench;

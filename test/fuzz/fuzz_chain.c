@@ -12,18 +12,31 @@
  *	structured mode (byte 0 odd): the payload is a small program that builds
  *	  a valid chain with minidb_record_build/prepend/prune, checked against
  *	  a model, and then optionally damages it (flip a byte, truncate, append).
+ *	  Every program is built in both record formats, side by side: both
+ *	  must hold the model, version for version (V1 and V2 agree); byte 0's
+ *	  bit 1 picks the one that is damaged and checked (set: V2).
  *
  * On every record, damaged or not:
- *	- validate, the reference walker, the iterator and the fast walker must
- *	  agree on whether it is damaged and on the error (version and field);
+ *	- validate, the reference walker and the iterator must agree on whether
+ *	  it is damaged and on the error (version, field, detail);
+ *	- V1: so must the fast walker, for every predicate;
+ *	- V2: the fast walker checks the record header, dir[0], the versions it
+ *	  asks the predicate about and the last version (chain.h).  On a damaged
+ *	  record it must either report validate's error, or report damage at
+ *	  the last version while validate's (first) error lies in a version it
+ *	  did not visit and that is not the last; and if it accepts the record,
+ *	  validate's error must lie in a middle version it did not visit, and
+ *	  the version it returns must equal what the iterator yielded for that
+ *	  index before reaching the damage;
  *	- on a valid record, every version the iterator yields equals what the
  *	  reference walker copied, and for every visibility cut (sees nothing,
  *	  sees the oldest k, with "aborted" and "in progress" versions sprinkled
  *	  in from the seed bytes, and an xid-horizon predicate) the fast walker
  *	  returns the same version as the reference walker and asks the
  *	  predicate about the same versions in the same order;
- *	- on a damaged record, the fast walker returns -2 for every predicate,
- *	  even when it found a visible version before the damage (tail check).
+ *	- V1, on a damaged record: the fast walker returns -2 for every
+ *	  predicate, even when it found a visible version before the damage
+ *	  (tail check).  V2: a damaged tail fails every predicate too.
  * A disagreement prints "MINIDB-DIFF-MISMATCH" and aborts; make plantedbug
  * relies on that marker.
  *
@@ -38,6 +51,11 @@
 #include "chain.h"
 
 #define MAX_PROGRAM_VERSIONS	200
+#define MAX_ITER_VERSIONS		8192
+
+/* What the iterator yielded on the record being checked, before any damage */
+static MinidbVersionData iter_versions[MAX_ITER_VERSIONS];
+static int	iter_seen;
 
 static struct timespec fuzz_start;
 static long fuzz_execs = 0;
@@ -135,6 +153,42 @@ compare_walkers(char *rec, uint32 len, bool valid,
 	int			fast = minidb_chain_find_visible(rec, len, predicate, &fp, &ref, &ferr);
 	int			slow;
 
+	if (!valid && len >= 1 && (uint8) rec[0] == MINIDB_FORMAT_V2 &&
+		verr->version >= 0)
+	{
+		/* V2: the header checked out (validate's error is in a version) */
+		int			last = minidb_record_header(rec)->rh_nversions - 1;
+		int			visited = fp.ncalls;
+
+		if (fast == -2)
+		{
+			if (same_error(&ferr, verr))
+				return;
+			if (ferr.version != last || verr->version < visited ||
+				verr->version >= last)
+				mismatch("v2: fast walker reports version %d field %s (%s) after %d questions, validate version %d field %s (%s), last version %d",
+						 ferr.version, ferr.field, ferr.detail, visited,
+						 verr->version, verr->field, verr->detail, last);
+			return;
+		}
+		if (verr->version < visited || verr->version >= last)
+			mismatch("v2: damaged record (version %d, field %s: %s; last version %d) but fast walker returned %d after %d questions",
+					 verr->version, verr->field, verr->detail, last, fast,
+					 visited);
+		if (fast >= 0)
+		{
+			MinidbVersionData fv;
+
+			if (fast >= iter_seen || fast != visited - 1 ||
+				ref.index != fast || (char *) ref.vh != rec + ref.offset)
+				mismatch("v2: fast walker accepted version %d of a damaged record, but the iterator yielded only %d",
+						 fast, iter_seen);
+			minidb_version_get(rec, &ref, &fv);
+			if (!same_version(&fv, &iter_versions[fast]))
+				mismatch("v2: version %d the fast walker returned differs from the iterator's", fast);
+		}
+		return;
+	}
 	if (!valid)
 	{
 		if (fast != -2)
@@ -194,6 +248,7 @@ check_record(char *rec, uint32 len, uint64 seed)
 		mismatch("validate and reference walker report different errors");
 
 	/* the iterator */
+	iter_seen = 0;
 	if (minidb_chain_iter_init(&it, rec, len, &ierr))
 	{
 		while (minidb_chain_iter_next(&it, &ref, &ierr, &damaged))
@@ -202,6 +257,15 @@ check_record(char *rec, uint32 len, uint64 seed)
 
 			if (ref.index != seen)
 				mismatch("iterator skipped from %d to %d", seen, ref.index);
+			if ((char *) ref.vh != rec + ref.offset ||
+				ref.offset != MAXALIGN(ref.offset) ||
+				(uint64) ref.offset + ref.vh->vh_len > len)
+				mismatch("iterator's ref %d is inconsistent", seen);
+			if (seen < MAX_ITER_VERSIONS)
+			{
+				minidb_version_get(rec, &ref, &iter_versions[seen]);
+				iter_seen = seen + 1;
+			}
 			if (valid)
 			{
 				minidb_version_get(rec, &ref, &fv);
@@ -361,11 +425,18 @@ read_version(Reader *r, uint8 op, MinidbVersionData *v, uint8 *space)
 }
 
 static void
-run_program(Reader *r, uint64 seed)
+run_program(Reader *r, uint64 seed, int format)
 {
 	uint32		cap = 0;
 	char	   *rec = NULL;
 	uint32		len = 0;
+	uint32		cap2 = 0;
+	char	   *rec2 = NULL;		/* the same program, in the other format */
+	uint32		len2 = 0;
+	int			other = format == MINIDB_FORMAT_V2 ?
+		MINIDB_FORMAT_V1 : MINIDB_FORMAT_V2;
+	MinidbVersionData *vs2;
+	int			n2;
 	uint8		space[256 + 32];
 	MinidbVersionData v;
 	MinidbVersionData *vs;
@@ -379,7 +450,9 @@ run_program(Reader *r, uint64 seed)
 	model.slots = 0;
 	read_version(r, next_byte(r) & ~3, &v, space);	/* head: a data version */
 	rec = ensure(rec, &cap, MINIDB_RECORD_HDRSZ + minidb_version_size(&v));
-	len = minidb_record_build(rec, cap, &v);
+	len = minidb_record_build_as(rec, cap, &v, format);
+	rec2 = ensure(rec2, &cap2, MINIDB_RECORD_HDRSZ + minidb_version_size(&v));
+	len2 = minidb_record_build_as(rec2, cap2, &v, other);
 	model_prepend(&v, space);
 
 	while (r->len > 1 && model.slots < MAX_PROGRAM_VERSIONS)
@@ -401,6 +474,7 @@ run_program(Reader *r, uint64 seed)
 			if (kept == 0)
 				keep[0] = true;
 			len = minidb_record_prune(rec, len, keep);
+			len2 = minidb_record_prune(rec2, len2, keep);
 			for (i = 0, kept = 0; i < model.n; i++)
 				if (keep[i])
 					model.v[kept++] = model.v[i];
@@ -410,7 +484,12 @@ run_program(Reader *r, uint64 seed)
 		}
 		read_version(r, op, &v, space);
 		rec = ensure(rec, &cap, minidb_record_prepend_size(len, &v));
+		if (minidb_record_prepend_size_rec(rec, len, &v) >
+			minidb_record_prepend_size(len, &v))
+			mismatch("prepend_size is not an upper bound");
 		len = minidb_record_prepend(rec, cap, rec, len, &v);
+		rec2 = ensure(rec2, &cap2, minidb_record_prepend_size_rec(rec2, len2, &v));
+		len2 = minidb_record_prepend(rec2, cap2, rec2, len2, &v);
 		model_prepend(&v, space);
 	}
 	if (next_byte(r) & 1)
@@ -422,6 +501,9 @@ run_program(Reader *r, uint64 seed)
 		rec = ensure(rec, &cap, minidb_record_prepend_size(len, &v));
 		len = minidb_record_prepend(rec, cap, rec, len, &v);
 		ItemPointerSet(&minidb_record_header(rec)->rh_successor, 5, 9);
+		rec2 = ensure(rec2, &cap2, minidb_record_prepend_size(len2, &v));
+		len2 = minidb_record_prepend(rec2, cap2, rec2, len2, &v);
+		ItemPointerSet(&minidb_record_header(rec2)->rh_successor, 5, 9);
 		model_prepend(&v, space);
 	}
 
@@ -435,7 +517,30 @@ run_program(Reader *r, uint64 seed)
 	for (i = 0; i < n; i++)
 		if (!same_version(&vs[i], &model.v[i]))
 			mismatch("built version %d differs from the model", i);
+
+	/* the other format holds the same versions */
+	if (minidb_record_header(rec)->rh_format != format ||
+		minidb_record_header(rec2)->rh_format != other)
+		mismatch("prepend or prune changed a record's format");
+	n2 = minidb_chain_decode_all(rec2, len2, &vs2, &err);
+	if (n2 != n)
+		mismatch("format %d: %d versions, format %d: %d (version %d, field %s: %s)",
+				 format, n, other, n2, err.version, n2 < 0 ? err.field : "",
+				 n2 < 0 ? err.detail : "");
+	for (i = 0; i < n; i++)
+		if (!same_version(&vs[i], &vs2[i]))
+			mismatch("version %d differs between the formats", i);
+	if ((int64) (format == MINIDB_FORMAT_V2 ? len - len2 : len2 - len) !=
+		(int64) MINIDB_V2_DATA_START(n) - MINIDB_RECORD_HDRSZ)
+		mismatch("V2 length is not V1's plus the directory");
 	minidb_chain_free_all(vs, n);
+	minidb_chain_free_all(vs2, n2);
+	/* valid: every cut, both walkers; exactly len2 bytes for ASan */
+	exact = malloc(len2);
+	memcpy(exact, rec2, len2);
+	check_record(exact, len2, seed);
+	free(exact);
+	free(rec2);
 
 	/* optional damage */
 	damage = next_byte(r);
@@ -496,7 +601,7 @@ LLVMFuzzerTestOneInput(const uint8 *data, size_t size)
 	r.len = size - 9;
 
 	if (data[0] & 1)
-		run_program(&r, seed);
+		run_program(&r, seed, (data[0] & 2) ? MINIDB_FORMAT_V2 : MINIDB_FORMAT_V1);
 	else
 	{
 		/* exactly r.len bytes: ASan catches a read one past the record */

@@ -3,8 +3,8 @@
  * gen_seeds.c
  *	  Write the fuzzer's seed corpus (make seeds): a few valid records and
  *	  structured programs in <dir>/valid, a few damaged records in
- *	  <dir>/damaged.  The output is committed; rerun only when the record
- *	  format changes.
+ *	  <dir>/damaged, in both record formats (V1 first, then V2).  The
+ *	  output is committed; rerun only when the record format changes.
  *
  *-------------------------------------------------------------------------
  */
@@ -133,6 +133,52 @@ main(int argc, char **argv)
 		write_seed("valid", "program_prune", 1, p2, sizeof(p2));
 		write_seed("valid", "program_moved", 1, p3, sizeof(p3));
 	}
+
+	/* format V2 (version directory): valid raw records and programs */
+	minidb_record_format = MINIDB_FORMAT_V2;
+	len = chain(buf, 8192, 1);
+	write_seed("valid", "raw_v2_one_version", 0, buf, len);
+	len = chain(buf, 8192, 7);
+	write_seed("valid", "raw_v2_seven_versions", 0, buf, len);
+	len = chain(buf, 8192, 60);
+	write_seed("valid", "raw_v2_sixty_versions", 0, buf, len);
+	len = chain(buf, 8192, 2);
+	v = version(901, MINIDB_V_MOVED | MINIDB_V_XMIN_COMMITTED, NULL);
+	len = minidb_record_prepend(buf, 8192, buf, len, &v);
+	ItemPointerSet(&minidb_record_header(buf)->rh_successor, 3, 4);
+	write_seed("valid", "raw_v2_moved", 0, buf, len);
+	{
+		/* mode 3: structured, V2 damaged and checked */
+		static const uint8 p1[] = {0x00, 10, 0, 1, 5, 'h', 'e', 'l', 'l', 'o',
+			0x04, 11, 1, 1, 3, 'a', 'b', 'c',
+			0x06, 12, 2, 3, 0x05, 4, 'w', 'x', 'y', 'z',
+		0x01, 13, 0, 0x00, 0x00};
+		static const uint8 p2[] = {0x0c, 1, 0, 2, 8, '1', '2', '3', '4', '5', '6', '7', '8',
+			0x04, 2, 0, 1, 2, 'x', 'y', 0x08, 3, 0, 1, 2, 'z', 'z',
+			0x04, 4, 0, 1, 2, 'q', 'q', 0x03, 0x0b,
+		0x04, 5, 0, 1, 1, '!', 0x01, 0x00};
+
+		write_seed("valid", "program_v2_basic", 3, p1, sizeof(p1));
+		write_seed("valid", "program_v2_prune", 3, p2, sizeof(p2));
+	}
+
+	/* damaged V2 records, for the main run only */
+	len = chain(buf, 8192, 12);
+	memcpy(dmg, buf, len);
+	minidb_record_header(dmg)->rh_len = len - 5;
+	write_seed("damaged", "v2_truncated_tail", 0, dmg, len - 5);
+	memcpy(dmg, buf, len);
+	/* a middle version: the newest reader does not visit it */
+	((MinidbVersionHeader *) (dmg + minidb_record_dir(dmg)[5]))->vh_len = 0xF000;
+	write_seed("damaged", "v2_garbled_middle", 0, dmg, len);
+	memcpy(dmg, buf, len);
+	minidb_record_dir(dmg)[11] += 8;
+	write_seed("damaged", "v2_last_entry", 0, dmg, len);
+	memcpy(dmg, buf, len);
+	memset(dmg + len, 0, 8);
+	minidb_record_header(dmg)->rh_len = len + 8;
+	write_seed("damaged", "v2_trailing_bytes", 0, dmg, len + 8);
+	minidb_record_format = MINIDB_FORMAT_V1;
 
 	/* damaged records, for the main run only */
 	len = chain(buf, 8192, 6);
