@@ -51,7 +51,7 @@ $(DATA_built): $(SQLSRC) .sqlsrc.list
 	cat $(SQLSRC) > $@
 
 # Every object depends on the record format
-$(OBJS): chain.h
+$(OBJS): chain.h minidb_am.h
 
 # ---------------------------------------------------------------------
 # Test suites that need no server: chain.c built standalone

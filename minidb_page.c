@@ -151,6 +151,12 @@ minidb_page_get_record(Relation rel, Buffer buffer, OffsetNumber off,
  * PageGetContents), and the page stays valid for PageIsVerified.  The
  * first such change to a map page logs its whole bitmap once (the old
  * pd_lower made those bytes "new"); later ones log a few bytes.
+ *
+ * Generic WAL takes at most MAX_GENERIC_XLOG_PAGES (4) pages per record:
+ * one write may therefore change at most two table pages (each may bring
+ * its map page along).  Map pages are locked only in minidb_write_finish,
+ * in block order, after every table page: the order heap uses (table page,
+ * then map page), and no map lock is held while a writer looks for room.
  * ----------------------------------------------------------------
  */
 

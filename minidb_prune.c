@@ -234,7 +234,8 @@ static void
 forget_successor(char *rec)
 {
 	MinidbRecordHeader *rh = minidb_record_header(rec);
-	MinidbVersionHeader *head = (MinidbVersionHeader *) (rec + MINIDB_RECORD_HDRSZ);
+	MinidbVersionHeader *head = (MinidbVersionHeader *)
+		(rec + minidb_record_head_offset(rec));
 
 	if (head->vh_flags & MINIDB_V_MOVED)
 		head->vh_flags = (head->vh_flags & ~MINIDB_V_MOVED) | MINIDB_V_TOMBSTONE;

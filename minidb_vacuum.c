@@ -1184,7 +1184,7 @@ minidb_relation_vacuum(Relation rel, struct VacuumParams *params,
 						 orig_rel_pages == 0 ? 100.0 :
 						 100.0 * vs->scanned_pages / orig_rel_pages,
 						 vs->skipped_allvis, vs->skipped_frozen);
-		appendStringInfo(&buf, "records: %.0f live, %.0f dead found, %.0f removed, %.0f versions or records not yet removable\n",
+		appendStringInfo(&buf, "records on scanned pages: %.0f live, %.0f dead found, %.0f removed; %.0f versions or records not yet removable\n",
 						 vs->live_records, vs->records_dead,
 						 vs->records_removed, vs->recently_dead);
 		appendStringInfo(&buf, "versions: %.0f pruned, %.0f frozen; row lockers cleared: %.0f\n",
