@@ -90,6 +90,8 @@ extern void minidb_wal_abort(MinidbWalState *state);
 /* minidb_xlog.c: the compact record for prepends (preloaded library) */
 extern bool minidb_custom_wal;
 extern void minidb_xlog_init(void);
+extern void minidb_note_removed_xid(TransactionId xid);
+extern void minidb_log_removed_horizon(Relation rel);
 extern char *minidb_prepend_build(Page page, OffsetNumber off,
 								  const bool *keep,
 								  const MinidbVersionData *v,

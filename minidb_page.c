@@ -264,6 +264,8 @@ minidb_write_finish(MinidbPageWrite *w)
 	Buffer		locked[MINIDB_WRITE_MAX_PAGES];
 	int			nlocked = 0;
 
+	minidb_log_removed_horizon(w->rel);
+
 	if (w->nvm > 0)
 		write_clear_vm_bits(w, locked, &nlocked);
 	minidb_wal_finish(w->state);

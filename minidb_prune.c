@@ -79,6 +79,19 @@ minidb_prune_plan(char *rec, uint32 len, GlobalVisState *vistest,
 	if (damaged)
 		return -1;
 	*nversions = n;
+	/* versions older than the floor go: standbys must know who ended them */
+	if (*floor >= 0 && *floor < n - 1)
+	{
+		MinidbChainIter it2;
+
+		if (minidb_chain_iter_init(&it2, rec, len, &err))
+			while (minidb_chain_iter_next(&it2, &ref, &err, &damaged))
+				if (ref.index == *floor)
+				{
+					minidb_note_removed_xid(ref.vh->vh_xmin);
+					break;
+				}
+	}
 	return nkeep;
 }
 

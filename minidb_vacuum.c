@@ -145,6 +145,7 @@ typedef struct RecordResult
 {
 	bool		damaged;
 	bool		dead;			/* dead to everyone: LP_DEAD */
+	TransactionId dead_xid;		/* with dead: the xid that ended it */
 	bool		needs_write;	/* prune, freeze or a stale locker */
 	bool		all_visible;	/* afterwards: one committed data version that
 								 * every snapshot sees */
@@ -214,8 +215,10 @@ vacuum_record(MinidbVacState *vs, char *rec, uint32 len, Buffer buffer,
 		r->damaged = true;
 		return len;
 	}
-	if (!apply && minidb_record_is_dead(rec, len, vs->vistest, buffer, NULL))
+	if (!apply && minidb_record_is_dead(rec, len, vs->vistest, buffer,
+										&r->dead_xid))
 	{
+		minidb_note_removed_xid(r->dead_xid);
 		r->dead = true;
 		r->needs_write = true;
 		return len;

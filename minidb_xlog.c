@@ -32,12 +32,15 @@
 #include "postgres.h"
 
 #include "access/visibilitymap.h"
+#include "access/transam.h"
+#include "access/xlog.h"
 #include "access/xlog_internal.h"
 #include "access/xloginsert.h"
 #include "access/xlogreader.h"
 #include "access/xlogutils.h"
 #include "miscadmin.h"
 #include "storage/bufmgr.h"
+#include "storage/standby.h"
 #include "utils/rel.h"
 #include "utils/snapmgr.h"
 
@@ -47,6 +50,7 @@
 
 #define XLOG_MINIDB_PREPEND		0x10
 #define XLOG_MINIDB_MOVE		0x20
+#define XLOG_MINIDB_HORIZON		0x30
 
 /* xl_minidb_prepend.flags */
 #define XLMD_PRUNED				0x01	/* keep[] follows in the block data */
@@ -83,6 +87,51 @@ typedef struct xl_minidb_move
 } xl_minidb_move;
 
 bool		minidb_custom_wal = false;
+
+/*
+ * Hot standby: before a WAL record that removes versions (pruning, dead
+ * records), a HORIZON record names the newest xid whose commit made them
+ * invisible to everyone, so that the standby cancels the queries whose
+ * snapshots still need them -- what heap's pruning records carry as
+ * snapshotConflictHorizon.  Pruning notes that xid here; the next WAL
+ * write of this backend logs it (an extra conflict is harmless, a missing
+ * one is not).  Only with the resource manager registered: generic WAL has
+ * no place for it (the README asks for hot_standby_feedback then).
+ */
+typedef struct xl_minidb_horizon
+{
+	RelFileNode node;
+	TransactionId latest_removed;
+} xl_minidb_horizon;
+
+static TransactionId removed_horizon = InvalidTransactionId;
+
+void
+minidb_note_removed_xid(TransactionId xid)
+{
+	if (TransactionIdIsNormal(xid) &&
+		(!TransactionIdIsValid(removed_horizon) ||
+		 TransactionIdFollows(xid, removed_horizon)))
+		removed_horizon = xid;
+}
+
+void
+minidb_log_removed_horizon(Relation rel)
+{
+	xl_minidb_horizon xlrec;
+
+	if (!TransactionIdIsValid(removed_horizon))
+		return;
+	if (minidb_custom_wal && RelationNeedsWAL(rel) && XLogStandbyInfoActive())
+	{
+		xlrec.node = rel->rd_node;
+		xlrec.latest_removed = removed_horizon;
+		XLogBeginInsert();
+		XLogRegisterData((char *) &xlrec, sizeof(xlrec));
+		XLogInsert(MINIDB_RMGR_ID, XLOG_MINIDB_HORIZON);
+	}
+	removed_horizon = InvalidTransactionId;
+}
 
 /*
  * The change itself, on primary and in replay alike, in two steps so that
@@ -175,6 +224,7 @@ minidb_log_prepend(Relation rel, Buffer buffer, OffsetNumber off,
 	vbytes = version_bytes(v, &vlen);
 	if (clear_vm)
 		visibilitymap_pin(rel, blkno, &vmbuffer);
+	minidb_log_removed_horizon(rel);
 	rec = minidb_prepend_build(page, off, keep, v, successor, recflags,
 							   &reclen);
 
@@ -251,6 +301,7 @@ minidb_log_move(Relation rel, Buffer oldbuf, OffsetNumber off,
 		visibilitymap_pin(rel, BufferGetBlockNumber(oldbuf), &vmold);
 	if (clear_new)
 		visibilitymap_pin(rel, BufferGetBlockNumber(newbuf), &vmnew);
+	minidb_log_removed_horizon(rel);
 	ItemPointerSet(&placeholder, BufferGetBlockNumber(newbuf), FirstOffsetNumber);
 	rec = minidb_prepend_build(oldpage, off, keep, marker, &placeholder, 0,
 							   &reclen);
@@ -515,6 +566,15 @@ minidb_redo(XLogReaderState *record)
 		case XLOG_MINIDB_MOVE:
 			redo_move(record);
 			break;
+		case XLOG_MINIDB_HORIZON:
+			{
+				xl_minidb_horizon *xlrec = (xl_minidb_horizon *) XLogRecGetData(record);
+
+				if (InHotStandby)
+					ResolveRecoveryConflictWithSnapshot(xlrec->latest_removed,
+														xlrec->node);
+			}
+			break;
 		default:
 			elog(PANIC, "minidb_redo: unknown op code %u", info);
 	}
@@ -531,6 +591,14 @@ minidb_desc(StringInfo buf, XLogReaderState *record)
 
 		appendStringInfo(buf, "off %u, flags 0x%02X, pruned from %u versions",
 						 xlrec->offnum, xlrec->flags, xlrec->nversions);
+	}
+	else if (info == XLOG_MINIDB_HORIZON)
+	{
+		xl_minidb_horizon *xlrec = (xl_minidb_horizon *) XLogRecGetData(record);
+
+		appendStringInfo(buf, "rel %u/%u/%u, latest removed xid %u",
+						 xlrec->node.spcNode, xlrec->node.dbNode,
+						 xlrec->node.relNode, xlrec->latest_removed);
 	}
 	else if (info == XLOG_MINIDB_MOVE)
 	{
@@ -552,6 +620,8 @@ minidb_identify(uint8 info)
 			return "PREPEND";
 		case XLOG_MINIDB_MOVE:
 			return "MOVE";
+		case XLOG_MINIDB_HORIZON:
+			return "HORIZON";
 	}
 	return NULL;
 }
