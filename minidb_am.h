@@ -188,6 +188,8 @@ typedef struct MinidbVisArg
 extern MinidbVisibleFn minidb_visibility_fn(Snapshot snapshot);
 extern void minidb_vis_arg_init(MinidbVisArg *va, Snapshot snapshot,
 								Buffer buffer);
+extern TransactionId minidb_record_origin_xmin(Relation rel, ItemPointer tid,
+											   char *rec, uint32 len);
 extern int	minidb_effective_head(Relation rel, ItemPointer tid, char *rec,
 								  uint32 len, Buffer buffer,
 								  MinidbVersionRef *ref);

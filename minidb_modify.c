@@ -996,25 +996,14 @@ static bool
 is_successor_of(Relation rel, Buffer buffer, ItemPointer tid,
 				TransactionId prior_xmin)
 {
-	MinidbChainIter it;
-	MinidbVersionRef ref;
-	MinidbChainError err;
-	TransactionId oldest = InvalidTransactionId;
-	bool		damaged = false;
 	uint32		len;
 	char	   *rec;
 
 	rec = minidb_page_get_record(rel, buffer, ItemPointerGetOffsetNumber(tid),
 								 &len);
-	if (rec == NULL)
-		return false;
-	if (!minidb_chain_iter_init(&it, rec, len, &err))
-		minidb_report_corruption(rel, tid, &err);
-	while (minidb_chain_iter_next(&it, &ref, &err, &damaged))
-		oldest = ref.vh->vh_xmin;
-	if (damaged)
-		minidb_report_corruption(rel, tid, &err);
-	return TransactionIdEquals(oldest, prior_xmin);
+	return rec != NULL &&
+		TransactionIdEquals(minidb_record_origin_xmin(rel, tid, rec, len),
+							prior_xmin);
 }
 
 /*

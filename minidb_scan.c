@@ -899,24 +899,6 @@ typedef struct LatestState
 	TransactionId next_xmin;
 } LatestState;
 
-/* The xmin of a record's oldest version: the UPDATE that created it */
-static TransactionId
-record_origin_xmin(Relation rel, ItemPointer tid, char *rec, uint32 len)
-{
-	MinidbChainIter it;
-	MinidbVersionRef ref;
-	MinidbChainError err;
-	TransactionId oldest = InvalidTransactionId;
-	bool		damaged = false;
-
-	if (!minidb_chain_iter_init(&it, rec, len, &err))
-		minidb_report_corruption(rel, tid, &err);
-	while (minidb_chain_iter_next(&it, &ref, &err, &damaged))
-		oldest = ref.vh->vh_xmin;
-	if (damaged)
-		minidb_report_corruption(rel, tid, &err);
-	return oldest;
-}
 
 static void
 latest_cb(char *rec, uint32 len, Buffer buffer, void *arg)
@@ -926,7 +908,7 @@ latest_cb(char *rec, uint32 len, Buffer buffer, void *arg)
 	MinidbRecordHeader *rh = minidb_record_header(rec);
 
 	ls->same_row = !TransactionIdIsValid(ls->prior_xmin) ||
-		TransactionIdEquals(record_origin_xmin(ls->rel, ls->tid, rec, len),
+		TransactionIdEquals(minidb_record_origin_xmin(ls->rel, ls->tid, rec, len),
 							ls->prior_xmin);
 	if (!ls->same_row)
 		return;

@@ -355,3 +355,26 @@ minidb_find_visible(Relation rel, ItemPointer tid, char *rec, uint32 len,
 		*xmax = va.newer_xmin;
 	return idx;
 }
+
+/*
+ * The xmin of a record's oldest version: the INSERT or moving UPDATE that
+ * created the record.  Following a "moved" marker, it must be the marker's
+ * own xmin, or the successor slot was reused by another row.
+ */
+TransactionId
+minidb_record_origin_xmin(Relation rel, ItemPointer tid, char *rec, uint32 len)
+{
+	MinidbChainIter it;
+	MinidbVersionRef ref;
+	MinidbChainError err;
+	TransactionId oldest = InvalidTransactionId;
+	bool		damaged = false;
+
+	if (!minidb_chain_iter_init(&it, rec, len, &err))
+		minidb_report_corruption(rel, tid, &err);
+	while (minidb_chain_iter_next(&it, &ref, &err, &damaged))
+		oldest = ref.vh->vh_xmin;
+	if (damaged)
+		minidb_report_corruption(rel, tid, &err);
+	return oldest;
+}
