@@ -157,7 +157,10 @@ prune_plan_for(Relation rel, Page page, OffsetNumber off, Buffer buffer,
 {
 	ItemId		lp = PageGetItemId(page, off);
 	char	   *rec = (char *) PageGetItem(page, lp);
-	bool	   *keep = palloc(sizeof(bool) * MINIDB_MAX_VERSIONS);
+	/* the walk never yields more versions than the header declares */
+	int			declared = Min(Max(minidb_record_header(rec)->rh_nversions, 1),
+							   MINIDB_MAX_VERSIONS);
+	bool	   *keep = palloc(sizeof(bool) * declared);
 	int			floor;
 	int			nkeep;
 

@@ -55,6 +55,7 @@ minidb_prune_plan(char *rec, uint32 len, GlobalVisState *vistest,
 	MinidbChainError err;
 	bool		damaged = false;
 	bool		floor_found = false;
+	TransactionId floor_xmin = InvalidTransactionId;
 	int			nkeep = 0;
 	int			n = 0;
 
@@ -72,7 +73,10 @@ minidb_prune_plan(char *rec, uint32 len, GlobalVisState *vistest,
 			nkeep++;
 			floor_found = visible_to_all(vh, vistest, buffer);
 			if (floor_found)
+			{
 				*floor = n;
+				floor_xmin = vh->vh_xmin;
+			}
 		}
 		n++;
 	}
@@ -81,17 +85,7 @@ minidb_prune_plan(char *rec, uint32 len, GlobalVisState *vistest,
 	*nversions = n;
 	/* versions older than the floor go: standbys must know who ended them */
 	if (*floor >= 0 && *floor < n - 1)
-	{
-		MinidbChainIter it2;
-
-		if (minidb_chain_iter_init(&it2, rec, len, &err))
-			while (minidb_chain_iter_next(&it2, &ref, &err, &damaged))
-				if (ref.index == *floor)
-				{
-					minidb_note_removed_xid(ref.vh->vh_xmin);
-					break;
-				}
-	}
+		minidb_note_removed_xid(floor_xmin);
 	return nkeep;
 }
 
