@@ -152,10 +152,12 @@ typedef struct MinidbRecordHeader
 #define MINIDB_V_HASEXTERNAL	0x0080	/* heap's HEAP_HASEXTERNAL */
 #define MINIDB_V_ENC_MASK		0x0300	/* encoding of the data */
 #define MINIDB_V_ENC_FULL		0x0000	/* full tuple data, heap's format */
+#define MINIDB_V_KEYS_UPDATED	0x0400	/* moved marker: the UPDATE changed a key
+										 * column (heap's HEAP_KEYS_UPDATED) */
 #define MINIDB_V_HINT_MASK		(MINIDB_V_XMIN_COMMITTED | \
 								 MINIDB_V_XMIN_ABORTED | MINIDB_V_FROZEN)
 #define MINIDB_V_NODATA_MASK	(MINIDB_V_TOMBSTONE | MINIDB_V_MOVED)
-#define MINIDB_V_FLAGS_MASK		0x03FF
+#define MINIDB_V_FLAGS_MASK		0x07FF
 
 typedef struct MinidbVersionHeader
 {

@@ -31,6 +31,7 @@
 #include "utils/lsyscache.h"
 
 #include "minidb_am.h"
+#include "minidb_lock.h"
 
 PG_MODULE_MAGIC;
 

@@ -71,6 +71,8 @@ extern void minidb_page_replace_record(Page page, OffsetNumber off,
 									   const char *rec, uint32 len);
 extern char *minidb_page_get_record(Relation rel, Buffer buffer,
 									OffsetNumber off, uint32 *len);
+extern char *minidb_page_record_at(Relation rel, Buffer buffer,
+								   ItemPointer tid, uint32 *len);
 
 /*
  * minidb_wal.c: generic WAL records (replayed by the server's generic_redo)
@@ -183,6 +185,7 @@ typedef struct MinidbVisArg
 	GlobalVisState *vistest;	/* for SNAPSHOT_NON_VACUUMABLE */
 	MinidbVisibleFn fn;			/* the predicate for this snapshot */
 	TransactionId newer_xmin;	/* xmin of the last version passed over */
+	Relation	ssi_rel;		/* MVCC: report skipped writers to SSI */
 } MinidbVisArg;
 
 extern MinidbVisibleFn minidb_visibility_fn(Snapshot snapshot);
@@ -197,6 +200,29 @@ extern bool minidb_xid_committed(MinidbVersionHeader *vh, Buffer buffer);
 extern bool minidb_xid_aborted(MinidbVersionHeader *vh, Buffer buffer);
 extern void minidb_set_hint(MinidbVersionHeader *vh, Buffer buffer,
 							uint16 hint, TransactionId xid);
+
+extern void minidb_ssi_conflict_out(Relation rel, TransactionId xid,
+									Snapshot snapshot);
+extern void minidb_ssi_version_tid(ItemPointer tid, TransactionId xmin,
+								   ItemPointer vtid);
+extern void minidb_ssi_lock_version(Relation rel, ItemPointer tid,
+									Snapshot snapshot, TransactionId xmin);
+extern void minidb_ssi_check_in(Relation rel, ItemPointer tid,
+								TransactionId xmin);
+extern int	minidb_snapshot_version(Relation rel, ItemPointer tid, char *rec,
+									uint32 len, Snapshot snapshot,
+									Buffer buffer, MinidbVersionRef *ref);
+extern int	minidb_row_heads(Relation rel, ItemPointer tid, char *rec,
+							 uint32 len, Buffer buffer,
+							 MinidbVersionRef *head, MinidbVersionRef *below);
+extern int	minidb_find_row_version(Relation rel, ItemPointer tid,
+									bool newest, char *rec, uint32 len,
+									Buffer buffer, MinidbVersionRef *ref,
+									TransactionId *xmax);
+extern bool minidb_version_is_newest_committed(Relation rel, ItemPointer tid,
+											   char *rec, uint32 len,
+											   Buffer buffer,
+											   const MinidbVersionRef *ref);
 
 /* Visible version of a record under a snapshot; -1 none, error on damage */
 extern int	minidb_find_visible(Relation rel, ItemPointer tid, char *rec,
@@ -381,11 +407,6 @@ extern TM_Result minidb_tuple_update(Relation rel, ItemPointer otid,
 									 bool wait, TM_FailureData *tmfd,
 									 LockTupleMode *lockmode,
 									 bool *update_indexes);
-extern TM_Result minidb_tuple_lock(Relation rel, ItemPointer tid,
-								   Snapshot snapshot, TupleTableSlot *slot,
-								   CommandId cid, LockTupleMode mode,
-								   LockWaitPolicy wait_policy, uint8 flags,
-								   TM_FailureData *tmfd);
 
 /* ----------------------------------------------------------------
  * minidb_prune.c: removing versions no snapshot can see

@@ -47,6 +47,7 @@
 #include "utils/reltrigger.h"
 
 #include "minidb_am.h"
+#include "minidb_lock.h"
 
 /* ----------------------------------------------------------------
  * Helpers
@@ -130,21 +131,6 @@ bistate_remember(BulkInsertState bistate, Buffer buffer)
 	bistate->current_buf = buffer;
 }
 
-/* The record at tid on an exclusively locked buffer; ERROR if none */
-static char *
-record_for_write(Relation rel, Buffer buffer, ItemPointer tid, uint32 *len)
-{
-	char	   *rec = minidb_page_get_record(rel, buffer,
-											 ItemPointerGetOffsetNumber(tid),
-											 len);
-
-	if (rec == NULL)
-		elog(ERROR, "no minidb record at (%u,%u) in relation \"%s\"",
-			 ItemPointerGetBlockNumber(tid), ItemPointerGetOffsetNumber(tid),
-			 RelationGetRelationName(rel));
-	return rec;
-}
-
 /*
  * The pruning plan for the record at off before a version is prepended:
  * keep[] (palloc'd, *n entries), or NULL when nothing would go.  Pruning
@@ -226,193 +212,80 @@ prepend_version(Relation rel, Buffer buffer, OffsetNumber off,
  * May this transaction write the record?
  * ----------------------------------------------------------------
  */
-typedef struct WriteCheck
-{
-	TM_Result	result;			/* TM_Ok, TM_BeingModified, or a failure */
-	TransactionId wait_xid;		/* TM_BeingModified: whom to wait for */
-	MinidbVersionRef head;		/* the effective head */
-	bool		traversed;		/* head newer than the snapshot's version */
-} WriteCheck;
-
-static bool
-version_visible_to(MinidbVersionHeader *vh, Snapshot snapshot, Buffer buffer)
-{
-	MinidbVisArg va;
-
-	minidb_vis_arg_init(&va, snapshot, buffer);
-	return va.fn(vh, 0, &va);
-}
-
-static bool
-locked_by_other(MinidbRecordHeader *rh)
-{
-	return rh->rh_lockmode != MINIDB_LOCK_NONE &&
-		TransactionIdIsValid(rh->rh_locker) &&
-		!TransactionIdIsCurrentTransactionId(rh->rh_locker) &&
-		TransactionIdIsInProgress(rh->rh_locker);
-}
-
-static bool
-locked_by_us(MinidbRecordHeader *rh)
-{
-	return rh->rh_lockmode != MINIDB_LOCK_NONE &&
-		TransactionIdIsCurrentTransactionId(rh->rh_locker);
-}
-
-static void
-fail(WriteCheck *wc, TM_Result result, TM_FailureData *tmfd,
-	 ItemPointer ctid, TransactionId xmax, CommandId cmax)
-{
-	wc->result = result;
-	tmfd->ctid = *ctid;
-	tmfd->xmax = xmax;
-	tmfd->cmax = cmax;
-}
 
 /*
- * Decide whether the record at tid may get a new version from this
- * transaction at command cid: heap's HeapTupleSatisfiesUpdate, for a chain.
- * A committed head the snapshot does not see is a concurrent update
- * (TM_Updated), unless this transaction locked the row since (the lock
- * EvalPlanQual takes), in which case it is the version we mean to replace.
+ * The mode an UPDATE or DELETE locks the row in, decided once the version
+ * it supersedes is known: an UPDATE of a key column is exclusive, others
+ * are no-key (heap's *lockmode).  NULL: DELETE, always exclusive.
  */
-static void
-check_writable(Relation rel, ItemPointer tid, char *rec, uint32 len,
-			   Buffer buffer, CommandId cid, Snapshot snapshot,
-			   Snapshot crosscheck, TM_FailureData *tmfd, WriteCheck *wc)
-{
-	MinidbRecordHeader *rh = minidb_record_header(rec);
-	MinidbVersionHeader *vh;
-
-	wc->result = TM_Ok;
-	wc->traversed = false;
-	wc->head.vh = NULL;
-	if (minidb_effective_head(rel, tid, rec, len, buffer, &wc->head) < 0)
-	{
-		fail(wc, TM_Invisible, tmfd, tid, InvalidTransactionId,
-			 InvalidCommandId);
-		return;
-	}
-	vh = wc->head.vh;
-
-	if (locked_by_other(rh))
-	{
-		wc->result = TM_BeingModified;
-		wc->wait_xid = rh->rh_locker;
-		return;
-	}
-	if (TransactionIdIsCurrentTransactionId(vh->vh_xmin))
-	{
-		/*
-		 * Changed by this very command: an update of an older version is
-		 * TM_SelfModified, the row's insertion itself TM_Invisible (heap
-		 * tells them apart by xmax and xmin; ON CONFLICT relies on it).
-		 */
-		if (vh->vh_cid >= cid && wc->head.index == rh->rh_nversions - 1)
-			fail(wc, TM_Invisible, tmfd, tid, vh->vh_xmin, vh->vh_cid);
-		else if (vh->vh_cid >= cid)
-			fail(wc, TM_SelfModified, tmfd, tid, vh->vh_xmin, vh->vh_cid);
-		else if (vh->vh_flags & MINIDB_V_NODATA_MASK)
-			fail(wc, TM_Invisible, tmfd, tid, vh->vh_xmin, vh->vh_cid);
-		return;
-	}
-	if (!minidb_xid_committed(vh, buffer))
-	{
-		wc->result = TM_BeingModified;
-		wc->wait_xid = vh->vh_xmin;
-		return;
-	}
-	if (vh->vh_flags & MINIDB_V_TOMBSTONE)
-	{
-		fail(wc, TM_Deleted, tmfd, tid, vh->vh_xmin, InvalidCommandId);
-		return;
-	}
-	if (vh->vh_flags & MINIDB_V_MOVED)
-	{
-		ItemPointerData ctid = rh->rh_successor;
-
-		if (rh->rh_flags & MINIDB_REC_MOVED_PART)
-			ItemPointerSetMovedPartitions(&ctid);
-		fail(wc, TM_Updated, tmfd, &ctid, vh->vh_xmin, InvalidCommandId);
-		return;
-	}
-	if (snapshot && IsMVCCSnapshot(snapshot) &&
-		!version_visible_to(vh, snapshot, buffer))
-	{
-		wc->traversed = true;
-		if (!locked_by_us(rh))
-		{
-			fail(wc, TM_Updated, tmfd, tid, vh->vh_xmin, InvalidCommandId);
-			return;
-		}
-	}
-	if (crosscheck != InvalidSnapshot &&
-		!version_visible_to(vh, crosscheck, buffer))
-		fail(wc, TM_Updated, tmfd, tid, vh->vh_xmin, InvalidCommandId);
-}
+typedef LockTupleMode (*WriteModeFn) (void *arg, Relation rel, char *rec,
+									  const MinidbVersionRef *target);
 
 /*
  * Lock the record at tid for writing: on return the buffer is pinned and
- * exclusively locked and wc->result is TM_Ok, or a failure with the buffer
- * released.  Waits for other writers (taking the heavyweight tuple lock
- * first for a fair queue, as heap does) unless !wait.
+ * exclusively locked and rc->result is TM_Ok, or a failure with the buffer
+ * released (tmfd filled in).  Waits for the running writer of the head and
+ * for lockers whose mode conflicts, taking the heavyweight tuple lock first
+ * for a fair queue as heap does, unless !wait.  *mode is the mode the write
+ * takes.  The tuple lock can go once the buffer is locked: a waiter queued
+ * behind it will find our change when it gets the buffer.
  */
 static Buffer
 lock_record_for_write(Relation rel, ItemPointer tid, CommandId cid,
 					  Snapshot snapshot, Snapshot crosscheck, bool wait,
-					  TM_FailureData *tmfd, WriteCheck *wc, bool *have_tuplock)
+					  WriteModeFn mode_fn, void *mode_arg, LockTupleMode *mode,
+					  TM_FailureData *tmfd, MinidbRowCheck *rc)
 {
-	*have_tuplock = false;
+	MinidbRowRequest req;
+	LockTupleMode tuplock_mode = *mode;
+	bool		tuplock = false;
+	Buffer		buffer = InvalidBuffer;
+
+	req.cid = cid;
+	req.snapshot = snapshot;
+	req.crosscheck = crosscheck;
+	req.mode = *mode;
+	req.locking = false;
+	req.prior_xmin = InvalidTransactionId;
 	for (;;)
 	{
-		Buffer		buffer = ReadBuffer(rel, ItemPointerGetBlockNumber(tid));
+		MinidbWaitFor wf;
 		uint32		len;
 		char	   *rec;
 
+		buffer = ReadBuffer(rel, ItemPointerGetBlockNumber(tid));
 		LockBuffer(buffer, BUFFER_LOCK_EXCLUSIVE);
-		rec = record_for_write(rel, buffer, tid, &len);
-		check_writable(rel, tid, rec, len, buffer, cid, snapshot, crosscheck,
-					   tmfd, wc);
-		if (wc->result == TM_Ok)
-			return buffer;
-		UnlockReleaseBuffer(buffer);
-		if (wc->result != TM_BeingModified)
+		rec = minidb_page_record_at(rel, buffer, tid, &len);
+		minidb_check_row(rel, tid, rec, len, buffer, &req, tmfd, rc);
+		if (rc->result == TM_Ok && mode_fn)
+			*mode = mode_fn(mode_arg, rel, rec, &rc->target);
+		minidb_check_lockers(rec, *mode, rc);
+		if (rc->result == TM_Ok)
 			break;
+		UnlockReleaseBuffer(buffer);
+		buffer = InvalidBuffer;
+		if (rc->result != TM_BeingModified)
+			break;
+		wf = rc->wait;
+		wf.mode = *mode;
 		if (!wait)
 		{
-			fail(wc, TM_WouldBlock, tmfd, tid, wc->wait_xid, InvalidCommandId);
+			tmfd->ctid = *tid;
+			tmfd->xmax = wf.xid;
+			tmfd->cmax = InvalidCommandId;
+			rc->result = TM_WouldBlock;
 			break;
 		}
-		if (!*have_tuplock)
-		{
-			LockTuple(rel, tid, ExclusiveLock);
-			*have_tuplock = true;
-		}
-		XactLockTableWait(wc->wait_xid, rel, tid, XLTW_Update);
+		/* the tuple lock's queue, unless we are a locker ourselves */
+		if (!tuplock)
+			tuplock_mode = *mode;
+		if (rc->our_mode < 0)
+			minidb_acquire_tuplock(rel, tid, tuplock_mode, LockWaitBlock,
+								   &tuplock);
+		minidb_wait_for(rel, tid, &wf, LockWaitBlock, XLTW_Update);
 	}
-	if (*have_tuplock)
-		UnlockTuple(rel, tid, ExclusiveLock);
-	*have_tuplock = false;
-	return InvalidBuffer;
-}
-
-/* Set (or clear) the row locker of the record at tid, WAL-logged */
-static void
-set_row_locker(Relation rel, Buffer buffer, ItemPointer tid,
-			   TransactionId xid, uint16 mode)
-{
-	OffsetNumber off = ItemPointerGetOffsetNumber(tid);
-	MinidbPageWrite w;
-	Page		page;
-	MinidbRecordHeader *rh;
-
-	minidb_write_begin(&w, rel);
-	page = minidb_write_page(&w, buffer, false);
-	rh = minidb_record_header((char *) PageGetItem(page,
-												   PageGetItemId(page, off)));
-	rh->rh_locker = xid;
-	rh->rh_lockmode = mode;
-	minidb_write_finish(&w);
+	minidb_release_tuplock(rel, tid, tuplock_mode, &tuplock);
+	return buffer;
 }
 
 /* ----------------------------------------------------------------
@@ -521,7 +394,7 @@ minidb_tuple_complete_speculative(Relation rel, TupleTableSlot *slot,
 	}
 
 	LockBuffer(buffer, BUFFER_LOCK_EXCLUSIVE);
-	rec = record_for_write(rel, buffer, tid, &len);
+	rec = minidb_page_record_at(rel, buffer, tid, &len);
 	rh = minidb_record_header(rec);
 	if (ItemPointerGetOffsetNumberNoCheck(&rh->rh_successor) != SpecTokenOffsetNumber)
 		elog(ERROR, "minidb record at (%u,%u) is not a speculative insertion",
@@ -612,13 +485,15 @@ minidb_multi_insert(Relation rel, TupleTableSlot **slots, int nslots,
  * ----------------------------------------------------------------
  */
 TM_Result
-minidb_tuple_delete(Relation rel, ItemPointer tid, CommandId cid,
+minidb_tuple_delete(Relation rel, ItemPointer ptid, CommandId cid,
 					Snapshot snapshot, Snapshot crosscheck, bool wait,
 					TM_FailureData *tmfd, bool changingPart)
 {
+	ItemPointerData plain = minidb_tid_plain(ptid);
+	ItemPointer tid = &plain;
 	TransactionId xid = GetCurrentTransactionId();
-	WriteCheck	wc;
-	bool		have_tuplock;
+	LockTupleMode mode = LockTupleExclusive;
+	MinidbRowCheck rc;
 	Buffer		buffer;
 	MinidbVersionData marker;
 	HeapTuple	oldtup = NULL;
@@ -628,22 +503,26 @@ minidb_tuple_delete(Relation rel, ItemPointer tid, CommandId cid,
 
 	check_not_published(rel);
 	buffer = lock_record_for_write(rel, tid, cid, snapshot, crosscheck, wait,
-								   tmfd, &wc, &have_tuplock);
-	if (wc.result != TM_Ok)
-		return wc.result;
+								   NULL, NULL, &mode, tmfd, &rc);
+	if (rc.result != TM_Ok)
+		return rc.result;
 
-	CheckForSerializableConflictIn(rel, tid, ItemPointerGetBlockNumber(tid));
-	rec = record_for_write(rel, buffer, tid, &len);
-	if (wc.head.vh->vh_flags & MINIDB_V_HASEXTERNAL)
-		oldtup = minidb_materialize_copy(rec, &wc.head, InvalidTransactionId,
+	minidb_ssi_check_in(rel, tid, rc.target.vh->vh_xmin);
+	rec = minidb_page_record_at(rel, buffer, tid, &len);
+	if (rc.target.vh->vh_flags & MINIDB_V_HASEXTERNAL)
+		oldtup = minidb_materialize_copy(rec, &rc.target, InvalidTransactionId,
 										 tid, RelationGetRelid(rel));
 
+	/* a move to another partition is a delete here: it locks like one */
 	minidb_marker_version(xid, cid,
 						  changingPart ? MINIDB_V_MOVED : MINIDB_V_TOMBSTONE,
 						  &marker);
 	ItemPointerSetInvalid(&moved);
 	if (changingPart)
+	{
+		marker.flags |= MINIDB_V_KEYS_UPDATED;
 		ItemPointerSetMovedPartitions(&moved);
+	}
 
 	prepend_version(rel, buffer, ItemPointerGetOffsetNumber(tid), &marker,
 					changingPart ? &moved : NULL,
@@ -655,8 +534,6 @@ minidb_tuple_delete(Relation rel, ItemPointer tid, CommandId cid,
 		heap_toast_delete(rel, oldtup, false);
 		heap_freetuple(oldtup);
 	}
-	if (have_tuplock)
-		UnlockTuple(rel, tid, ExclusiveLock);
 	pgstat_count_heap_delete(rel);
 	return TM_Ok;
 }
@@ -777,6 +654,7 @@ typedef struct UpdateTarget
 	HeapTuple	newtup;			/* toasted if needed */
 	TransactionId xid;
 	CommandId	cid;
+	bool		keys_updated;	/* the UPDATE changes a key column */
 } UpdateTarget;
 
 /* The moving UPDATE as one compact WAL record (see minidb_xlog.c) */
@@ -806,6 +684,19 @@ move_compact(UpdateTarget *ut, const MinidbVersionData *marker,
 	return newtid;
 }
 
+/* Give a new record the lockers of the record it continues */
+static void
+copy_lockers(char *newrec, const char *oldrec)
+{
+	MinidbRecordHeader *to = minidb_record_header(newrec);
+	const MinidbRecordHeader *from = minidb_record_header(oldrec);
+
+	to->rh_locker = from->rh_locker;
+	to->rh_lockmode = from->rh_lockmode;
+	to->rh_flags = (to->rh_flags & ~MINIDB_REC_LOCK_MULTI) |
+		(from->rh_flags & MINIDB_REC_LOCK_MULTI);
+}
+
 /*
  * The change of an UPDATE; returns the row's TID.  In place: one prepend.
  * Otherwise the new record and the old record's "moved" marker go in one
@@ -825,6 +716,7 @@ write_update(UpdateTarget *ut, bool try_in_place, bool *in_place)
 	Buffer		newbuf = ut->buffer;
 	char	   *newrec;
 	uint32		newlen;
+	uint32		oldlen;
 
 	minidb_version_from_tuple(ut->newtup, ut->xid, ut->cid, &v);
 	*in_place = try_in_place && make_room_in_place(rel, ut->buffer, off, &v);
@@ -834,9 +726,18 @@ write_update(UpdateTarget *ut, bool try_in_place, bool *in_place)
 		return newtid;
 	}
 
-	/* a new record, on this page if it has room, else elsewhere */
+	/*
+	 * A new record, on this page if it has room, else elsewhere.  It takes
+	 * the row's lockers along (locks that let a no-key UPDATE through, and
+	 * our own), as heap gives them to the new tuple version: a DELETE of the
+	 * moved row must still wait for a FOR KEY SHARE lock taken before.
+	 */
 	newrec = build_record(ut->newtup, ut->xid, ut->cid, 0, &newlen);
+	copy_lockers(newrec, minidb_page_record_at(rel, ut->buffer, ut->otid,
+											   &oldlen));
 	minidb_marker_version(ut->xid, ut->cid, MINIDB_V_MOVED, &marker);
+	if (ut->keys_updated)
+		marker.flags |= MINIDB_V_KEYS_UPDATED;
 	if (minidb_custom_wal)
 	{
 		newtid = move_compact(ut, &marker, newrec, newlen);
@@ -869,72 +770,105 @@ write_update(UpdateTarget *ut, bool try_in_place, bool *in_place)
 
 /*
  * May this update prepend in place (same TID, no index entries)?  Not if it
- * changes an indexed column, and not if AFTER UPDATE row triggers will
- * fetch the old and the new row by TID: they need a TID each.
+ * changes an indexed column.  Not either when AFTER row triggers will fetch
+ * rows by TID later: an AFTER UPDATE trigger fetches the old and the new
+ * row, which need a TID each, and an AFTER INSERT trigger (deferred ones
+ * fire at commit) must find the row as inserted, not as later updated in
+ * place.  (Transition tables need no such help: the old row is read right
+ * after the update, when the active snapshot still sees it.)
  */
 static bool
 update_may_stay(Relation rel, Bitmapset *changed, Bitmapset *hot_attrs)
 {
 	if (bms_overlap(changed, hot_attrs))
 		return false;
-	if (rel->trigdesc && rel->trigdesc->trig_update_after_row)
+	if (rel->trigdesc && (rel->trigdesc->trig_update_after_row ||
+						  rel->trigdesc->trig_insert_after_row))
 		return false;
 	return true;
 }
 
+/* What an UPDATE learns from the version it supersedes */
+typedef struct UpdateOld
+{
+	HeapTuple	newtup;
+	Bitmapset  *hot_attrs;
+	Bitmapset  *key_attrs;
+	HeapTuple	oldtup;			/* that version, materialized */
+	Bitmapset  *changed;		/* indexed or key columns the UPDATE changes */
+} UpdateOld;
+
+static LockTupleMode
+update_mode(void *arg, Relation rel, char *rec, const MinidbVersionRef *target)
+{
+	UpdateOld  *uo = (UpdateOld *) arg;
+	ItemPointerData tid = uo->newtup->t_self;
+
+	if (uo->oldtup)
+		heap_freetuple(uo->oldtup);
+	bms_free(uo->changed);
+	uo->oldtup = minidb_materialize_copy(rec, target, InvalidTransactionId,
+										 &tid, RelationGetRelid(rel));
+	uo->changed = changed_columns(rel, bms_union(uo->hot_attrs, uo->key_attrs),
+								  uo->oldtup, uo->newtup);
+	return bms_overlap(uo->changed, uo->key_attrs) ? LockTupleExclusive :
+		LockTupleNoKeyExclusive;
+}
+
 TM_Result
-minidb_tuple_update(Relation rel, ItemPointer otid, TupleTableSlot *slot,
+minidb_tuple_update(Relation rel, ItemPointer potid, TupleTableSlot *slot,
 					CommandId cid, Snapshot snapshot, Snapshot crosscheck,
 					bool wait, TM_FailureData *tmfd, LockTupleMode *lockmode,
 					bool *update_indexes)
 {
+	ItemPointerData plain = minidb_tid_plain(potid);
+	ItemPointer otid = &plain;
 	TransactionId xid = GetCurrentTransactionId();
-	Bitmapset  *hot_attrs;
-	Bitmapset  *key_attrs;
-	Bitmapset  *changed;
+	UpdateOld	uo;
 	UpdateTarget ut;
-	WriteCheck	wc;
-	bool		have_tuplock;
+	MinidbRowCheck rc;
 	bool		shouldFree = true;
 	bool		in_place;
 	HeapTuple	newtup;
-	HeapTuple	oldtup;
 	Buffer		buffer;
-	uint32		len;
-	char	   *rec;
 
 	check_not_published(rel);
 	newtup = ExecFetchSlotHeapTuple(slot, true, &shouldFree);
 	newtup->t_tableOid = RelationGetRelid(rel);
-	hot_attrs = RelationGetIndexAttrBitmap(rel, INDEX_ATTR_BITMAP_ALL);
-	key_attrs = RelationGetIndexAttrBitmap(rel, INDEX_ATTR_BITMAP_KEY);
+	newtup->t_self = *otid;
+	uo.newtup = newtup;
+	uo.hot_attrs = RelationGetIndexAttrBitmap(rel, INDEX_ATTR_BITMAP_ALL);
+	uo.key_attrs = RelationGetIndexAttrBitmap(rel, INDEX_ATTR_BITMAP_KEY);
+	uo.oldtup = NULL;
+	uo.changed = NULL;
 
+	*lockmode = LockTupleNoKeyExclusive;
 	buffer = lock_record_for_write(rel, otid, cid, snapshot, crosscheck, wait,
-								   tmfd, &wc, &have_tuplock);
-	if (wc.result != TM_Ok)
-		return wc.result;
-	CheckForSerializableConflictIn(rel, otid, ItemPointerGetBlockNumber(otid));
-
-	rec = record_for_write(rel, buffer, otid, &len);
-	oldtup = minidb_materialize_copy(rec, &wc.head, InvalidTransactionId,
-									 otid, RelationGetRelid(rel));
-	changed = changed_columns(rel, bms_union(hot_attrs, key_attrs), oldtup,
-							  newtup);
-	*lockmode = bms_overlap(changed, key_attrs) ? LockTupleExclusive :
-		LockTupleNoKeyExclusive;
+								   update_mode, &uo, lockmode, tmfd, &rc);
+	if (rc.result != TM_Ok)
+	{
+		if (uo.oldtup)
+			heap_freetuple(uo.oldtup);
+		if (shouldFree)
+			heap_freetuple(newtup);
+		return rc.result;
+	}
+	minidb_ssi_check_in(rel, otid, rc.target.vh->vh_xmin);
 
 	/*
 	 * TOAST work reads and writes other relations: never under our buffer
-	 * lock.  Hold the row with a lock in the record header meanwhile, so
-	 * that other writers wait as they would for our new version.
+	 * lock.  Hold the row with a lock of the update's mode meanwhile (other
+	 * lockers stay), so that other writers wait as they would for our new
+	 * version.
 	 */
 	ut.newtup = newtup;
-	if (HeapTupleHasExternal(oldtup) || HeapTupleHasExternal(newtup) ||
+	if (HeapTupleHasExternal(uo.oldtup) || HeapTupleHasExternal(newtup) ||
 		newtup->t_len > TOAST_TUPLE_THRESHOLD)
 	{
-		set_row_locker(rel, buffer, otid, xid, MINIDB_LOCK_EXCLUSIVE);
+		if (rc.our_mode < (int) *lockmode)
+			minidb_add_row_lock(rel, buffer, otid, *lockmode);
 		LockBuffer(buffer, BUFFER_LOCK_UNLOCK);
-		ut.newtup = prepare_tuple(rel, newtup, oldtup, 0);
+		ut.newtup = prepare_tuple(rel, newtup, uo.oldtup, 0);
 		LockBuffer(buffer, BUFFER_LOCK_EXCLUSIVE);
 	}
 
@@ -943,180 +877,23 @@ minidb_tuple_update(Relation rel, ItemPointer otid, TupleTableSlot *slot,
 	ut.otid = otid;
 	ut.xid = xid;
 	ut.cid = cid;
-	slot->tts_tid = write_update(&ut, update_may_stay(rel, changed, hot_attrs),
+	ut.keys_updated = (*lockmode == LockTupleExclusive);
+	slot->tts_tid = write_update(&ut,
+								 update_may_stay(rel, uo.changed, uo.hot_attrs),
 								 &in_place);
 	UnlockReleaseBuffer(buffer);
 
 	*update_indexes = !in_place;
 	newtup->t_self = slot->tts_tid;
-	if (have_tuplock)
-		UnlockTuple(rel, otid, ExclusiveLock);
 	pgstat_count_heap_update(rel, in_place);
 
-	heap_freetuple(oldtup);
+	heap_freetuple(uo.oldtup);
 	if (ut.newtup != newtup)
 		heap_freetuple(ut.newtup);
 	if (shouldFree)
 		heap_freetuple(newtup);
-	bms_free(hot_attrs);
-	bms_free(key_attrs);
+	bms_free(uo.hot_attrs);
+	bms_free(uo.key_attrs);
+	bms_free(uo.changed);
 	return TM_Ok;
-}
-
-/* ----------------------------------------------------------------
- * Row locks
- * ----------------------------------------------------------------
- */
-static TM_Result
-wait_or_fail(Relation rel, ItemPointer tid, TransactionId xid,
-			 LockWaitPolicy wait_policy, TM_FailureData *tmfd)
-{
-	switch (wait_policy)
-	{
-		case LockWaitBlock:
-			XactLockTableWait(xid, rel, tid, XLTW_Lock);
-			return TM_Ok;
-		case LockWaitSkip:
-			tmfd->ctid = *tid;
-			tmfd->xmax = xid;
-			return TM_WouldBlock;
-		case LockWaitError:
-			ereport(ERROR,
-					(errcode(ERRCODE_LOCK_NOT_AVAILABLE),
-					 errmsg("could not obtain lock on row in relation \"%s\"",
-							RelationGetRelationName(rel))));
-	}
-	return TM_Ok;				/* keep compiler quiet */
-}
-
-/*
- * Is the record at tid (on a locked buffer) still the successor a "moved"
- * marker created by prior_xmin pointed at?  Its oldest version was created
- * by the same UPDATE; if VACUUM removed the row and the line pointer was
- * reused, that no longer holds (heap's priorXmax check).
- */
-static bool
-is_successor_of(Relation rel, Buffer buffer, ItemPointer tid,
-				TransactionId prior_xmin)
-{
-	uint32		len;
-	char	   *rec;
-
-	rec = minidb_page_get_record(rel, buffer, ItemPointerGetOffsetNumber(tid),
-								 &len);
-	return rec != NULL &&
-		TransactionIdEquals(minidb_record_origin_xmin(rel, tid, rec, len),
-							prior_xmin);
-}
-
-/*
- * Lock the row at *tid.  With TUPLE_LOCK_FLAG_FIND_LAST_VERSION, follow the
- * row to its newest version (in place, or through "moved" markers) and
- * lock that, updating *tid: this is what EvalPlanQual relies on.
- */
-TM_Result
-minidb_tuple_lock(Relation rel, ItemPointer tid, Snapshot snapshot,
-				  TupleTableSlot *slot, CommandId cid, LockTupleMode mode,
-				  LockWaitPolicy wait_policy, uint8 flags,
-				  TM_FailureData *tmfd)
-{
-	bool		follow = (flags & TUPLE_LOCK_FLAG_FIND_LAST_VERSION) != 0;
-	TransactionId xid = GetCurrentTransactionId();
-	TransactionId prior_xmin = InvalidTransactionId;
-
-	tmfd->traversed = false;
-	for (;;)
-	{
-		Buffer		buffer;
-		WriteCheck	wc;
-		HeapTuple	tuple;
-		uint32		len;
-		char	   *rec;
-
-		if (TransactionIdIsValid(prior_xmin) &&
-			ItemPointerGetBlockNumber(tid) >= RelationGetNumberOfBlocks(rel))
-			return TM_Deleted;	/* the successor is gone with its page */
-		buffer = ReadBuffer(rel, ItemPointerGetBlockNumber(tid));
-		LockBuffer(buffer, BUFFER_LOCK_EXCLUSIVE);
-		if (TransactionIdIsValid(prior_xmin) &&
-			!is_successor_of(rel, buffer, tid, prior_xmin))
-		{
-			UnlockReleaseBuffer(buffer);
-			return TM_Deleted;	/* the row we followed is gone */
-		}
-		rec = record_for_write(rel, buffer, tid, &len);
-		check_writable(rel, tid, rec, len, buffer, cid, snapshot,
-					   InvalidSnapshot, tmfd, &wc);
-		/*
-		 * In place, a committed head the snapshot does not see is the
-		 * newest version: lock it when following updates, and also under
-		 * READ COMMITTED without the flag -- that is INSERT ... ON CONFLICT,
-		 * which found the row through a dirty snapshot and expects the
-		 * newest version locked, as heap_lock_tuple does regardless of
-		 * snapshots.  Under REPEATABLE READ it stays TM_Updated (40001).
-		 */
-		if (wc.result == TM_Updated && ItemPointerEquals(&tmfd->ctid, tid) &&
-			(follow || !IsolationUsesXactSnapshot()))
-			wc.result = TM_Ok;
-		if (wc.result == TM_BeingModified)
-		{
-			TransactionId wait_xid = wc.wait_xid;
-			TM_Result	r;
-
-			UnlockReleaseBuffer(buffer);
-			r = wait_or_fail(rel, tid, wait_xid, wait_policy, tmfd);
-			if (r != TM_Ok)
-				return r;
-			continue;
-		}
-		if (wc.result == TM_Updated && follow &&
-			ItemPointerIndicatesMovedPartitions(&tmfd->ctid))
-		{
-			/* what heapam_tuple_lock says: there is no newer version here */
-			UnlockReleaseBuffer(buffer);
-			ereport(ERROR,
-					(errcode(ERRCODE_T_R_SERIALIZATION_FAILURE),
-					 errmsg("tuple to be locked was already moved to another partition due to concurrent update")));
-		}
-		if (wc.result == TM_Updated && follow &&
-			ItemPointerIsValid(&tmfd->ctid))
-		{
-			UnlockReleaseBuffer(buffer);
-			*tid = tmfd->ctid;
-			prior_xmin = tmfd->xmax;
-			tmfd->traversed = true;
-			continue;
-		}
-		if (wc.result == TM_Invisible && wc.head.vh != NULL &&
-			!(wc.head.vh->vh_flags & MINIDB_V_NODATA_MASK))
-		{
-			/* as heap does, show the caller the row (ON CONFLICT reads xmin) */
-			ExecStoreHeapTuple(minidb_materialize_copy(rec, &wc.head,
-													   InvalidTransactionId,
-													   tid,
-													   RelationGetRelid(rel)),
-							   slot, true);
-		}
-		if (wc.result != TM_Ok)
-		{
-			UnlockReleaseBuffer(buffer);
-			return wc.result;
-		}
-
-		if (wc.traversed)
-			tmfd->traversed = true;
-		if (!TransactionIdIsCurrentTransactionId(wc.head.vh->vh_xmin) &&
-			!locked_by_us(minidb_record_header(rec)))
-		{
-			set_row_locker(rel, buffer, tid, xid, MINIDB_LOCK_EXCLUSIVE);
-			rec = record_for_write(rel, buffer, tid, &len);
-		}
-		if (minidb_effective_head(rel, tid, rec, len, buffer, &wc.head) < 0)
-			elog(ERROR, "locked minidb record has no head");
-		tuple = minidb_materialize_copy(rec, &wc.head, InvalidTransactionId,
-										tid, RelationGetRelid(rel));
-		UnlockReleaseBuffer(buffer);
-		ExecStoreHeapTuple(tuple, slot, true);
-		return TM_Ok;
-	}
 }

@@ -132,6 +132,26 @@ minidb_page_get_record(Relation rel, Buffer buffer, OffsetNumber off,
 	return (char *) PageGetItem(page, lp);
 }
 
+/*
+ * The record at tid on a locked buffer, for callers that hold a TID they
+ * know to be a record (one they are about to change or lock); ERROR if
+ * there is none.
+ */
+char *
+minidb_page_record_at(Relation rel, Buffer buffer, ItemPointer tid,
+					  uint32 *len)
+{
+	char	   *rec = minidb_page_get_record(rel, buffer,
+											 ItemPointerGetOffsetNumber(tid),
+											 len);
+
+	if (rec == NULL)
+		elog(ERROR, "no minidb record at (%u,%u) in relation \"%s\"",
+			 ItemPointerGetBlockNumber(tid), ItemPointerGetOffsetNumber(tid),
+			 RelationGetRelationName(rel));
+	return rec;
+}
+
 /* ----------------------------------------------------------------
  * WAL-logged writes
  *

@@ -35,6 +35,7 @@
 #include "utils/snapmgr.h"
 
 #include "minidb_am.h"
+#include "minidb_lock.h"
 
 /* ----------------------------------------------------------------
  * Collecting the visible rows of a page
@@ -106,6 +107,10 @@ collect_record(MinidbScanDesc scan, Buffer buffer, Page page, OffsetNumber off)
 	if (minidb_find_visible(scan->base.rs_rd, &tid, rec, ItemIdGetLength(lp),
 							scan->base.rs_snapshot, buffer, &ref, &xmax) < 0)
 		return;
+	/* SSI: a sequential scan locked the whole relation; the others the rows */
+	if (scan->base.rs_flags & SO_TYPE_BITMAPSCAN)
+		minidb_ssi_lock_version(scan->base.rs_rd, &tid,
+								scan->base.rs_snapshot, ref.vh->vh_xmin);
 	minidb_version_get(rec, &ref, &v);
 	rows_append(scan, &v, xmax, &tid);
 }
@@ -658,6 +663,7 @@ typedef struct FetchState
 	Relation	rel;
 	ItemPointer tid;
 	Snapshot	snapshot;
+	bool		newest;			/* the TID was marked MINIDB_TID_NEWEST */
 	MinidbTupleBuf *buf;		/* reusable output, or NULL to palloc */
 	HeapTuple	result;
 	bool	   *all_dead;
@@ -672,8 +678,15 @@ fetch_visible_cb(char *rec, uint32 len, Buffer buffer, void *arg)
 	TransactionId xmax;
 	Oid			relid = RelationGetRelid(fs->rel);
 
-	if (minidb_find_visible(fs->rel, fs->tid, rec, len, fs->snapshot, buffer,
-							&ref, &xmax) < 0)
+	if (fs->snapshot->snapshot_type == SNAPSHOT_ANY)
+	{
+		/* "the row version at this TID": see minidb_find_row_version */
+		if (minidb_find_row_version(fs->rel, fs->tid, fs->newest, rec, len,
+									buffer, &ref, &xmax) < 0)
+			return;
+	}
+	else if (minidb_find_visible(fs->rel, fs->tid, rec, len, fs->snapshot,
+								 buffer, &ref, &xmax) < 0)
 	{
 		if (fs->all_dead)
 			*fs->all_dead = minidb_record_is_dead(rec, len,
@@ -681,6 +694,9 @@ fetch_visible_cb(char *rec, uint32 len, Buffer buffer, void *arg)
 												  buffer, NULL);
 		return;
 	}
+	else
+		minidb_ssi_lock_version(fs->rel, fs->tid, fs->snapshot,
+								ref.vh->vh_xmin);
 	if (fs->buf)
 		fs->result = minidb_materialize(fs->buf, rec, &ref, xmax, fs->tid,
 										relid);
@@ -799,6 +815,7 @@ minidb_index_fetch_tuple(struct IndexFetchTableData *data, ItemPointer tid,
 	fs.rel = data->rel;
 	fs.tid = tid;
 	fs.snapshot = snapshot;
+	fs.newest = false;
 	fs.buf = &fetch->buf;
 	fs.all_dead = all_dead;
 	tuple = fetch_visible(&fs, &fetch->pin, minidb_read_path);
@@ -813,13 +830,15 @@ bool
 minidb_fetch_row_version(Relation rel, ItemPointer tid, Snapshot snapshot,
 						 TupleTableSlot *slot)
 {
+	ItemPointerData plain = minidb_tid_plain(tid);
 	FetchState	fs;
 	Buffer		pin = InvalidBuffer;
 	HeapTuple	tuple;
 
 	fs.rel = rel;
-	fs.tid = tid;
+	fs.tid = &plain;
 	fs.snapshot = snapshot;
+	fs.newest = minidb_tid_is_newest(tid);
 	fs.buf = NULL;
 	fs.all_dead = NULL;
 	tuple = fetch_visible(&fs, &pin, MINIDB_PATH_VIEW_LAZY);
@@ -835,9 +854,10 @@ bool
 minidb_tuple_tid_valid(TableScanDesc sscan, ItemPointer tid)
 {
 	MinidbScanDesc scan = (MinidbScanDesc) sscan;
+	ItemPointerData plain = minidb_tid_plain(tid);
 
-	return ItemPointerIsValid(tid) &&
-		ItemPointerGetBlockNumber(tid) < scan->nblocks;
+	return ItemPointerIsValid(&plain) &&
+		ItemPointerGetBlockNumber(&plain) < scan->nblocks;
 }
 
 /* Does the snapshot see the very version the slot holds? */
@@ -861,6 +881,16 @@ satisfies_cb(char *rec, uint32 len, Buffer buffer, void *arg)
 		return;
 	ss->result = ref.vh->vh_xmin == HeapTupleHeaderGetRawXmin(ss->td) &&
 		ref.vh->vh_cid == HeapTupleHeaderGetRawCommandId(ss->td);
+
+	/*
+	 * Under an MVCC snapshot, a version that a committed newer one has
+	 * superseded does not count: heap's callers (ON CONFLICT's check under
+	 * REPEATABLE READ) hold the newest version of the row, and a minidb
+	 * fetch by TID may have handed them the one the snapshot sees.
+	 */
+	if (ss->result && IsMVCCSnapshot(ss->snapshot))
+		ss->result = minidb_version_is_newest_committed(ss->rel, ss->tid, rec,
+														len, buffer, &ref);
 }
 
 bool
@@ -928,7 +958,7 @@ void
 minidb_get_latest_tid(TableScanDesc sscan, ItemPointer tid)
 {
 	MinidbScanDesc scan = (MinidbScanDesc) sscan;
-	ItemPointerData cur = *tid;
+	ItemPointerData cur = minidb_tid_plain(tid);
 	Buffer		pin = InvalidBuffer;
 	TransactionId prior_xmin = InvalidTransactionId;
 

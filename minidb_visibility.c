@@ -20,14 +20,21 @@
 #include "postgres.h"
 
 #include "access/htup_details.h"
+#include "access/subtrans.h"
 #include "access/transam.h"
 #include "access/xact.h"
 #include "access/xlog.h"
 #include "storage/bufmgr.h"
+#include "storage/predicate.h"
 #include "storage/procarray.h"
 #include "utils/snapmgr.h"
 
 #include "minidb_am.h"
+#include "minidb_lock.h"
+
+static int	find_visible(Relation rel, ItemPointer tid, char *rec, uint32 len,
+						 Snapshot snapshot, Buffer buffer,
+						 MinidbVersionRef *ref, TransactionId *xmax, bool ssi);
 
 /*
  * Set a hint bit, unless the transaction's commit record might not be
@@ -136,7 +143,81 @@ visible_mvcc(MinidbVersionHeader *vh, int index, void *arg)
 	return mvcc_sees(vh, (MinidbVisArg *) arg);
 }
 
-/* The same, remembering the xmin passed over (see visible_tracking) */
+/*
+ * SSI: a serializable reader passing over a version it cannot see has read
+ * around that version's writer, which is concurrent with it (an rw-conflict
+ * out), as heap's HeapCheckForSerializableConflictOut reports for the
+ * versions it skips.  For a minidb record that is every newer version that
+ * did not abort: the updaters of the row the reader returns, or the
+ * inserter of a row it does not see at all.
+ */
+void
+minidb_ssi_conflict_out(Relation rel, TransactionId xid, Snapshot snapshot)
+{
+	if (!CheckForSerializableConflictOutNeeded(rel, snapshot))
+		return;
+	if (TransactionIdFollowsOrEquals(xid, TransactionXmin))
+		xid = SubTransGetTopmostTransaction(xid);
+	if (TransactionIdPrecedes(xid, TransactionXmin))
+		return;
+	if (TransactionIdEquals(xid, GetTopTransactionIdIfAny()))
+		return;
+	CheckForSerializableConflictOut(rel, xid, snapshot);
+}
+
+/*
+ * SSI's tuple locks name a version, not a row.  A heap TID names one
+ * version, so heap's predicate lock on a tuple meets only the writer that
+ * supersedes that very version; a reader's lock on a minidb row TID would
+ * meet every later writer of the row, and report rw-conflicts heap does not
+ * (PostgreSQL's isolation spec multiple-row-versions fails a transaction
+ * heap lets commit).  So readers lock, and writers check, a TID that names
+ * the row and the version's xmin: the same block (page and relation locks
+ * work as for heap), the line pointer in the low 9 bits of the offset and
+ * the xmin modulo 127 above them.  Two versions of a row that share the
+ * same xmin modulo 127 share a lock target: a conflict too many, never one
+ * too few.
+ */
+#define MINIDB_SSI_LP_BITS		9	/* MaxHeapTuplesPerPage < 512 */
+#define MINIDB_SSI_XMIN_SLOTS	127
+
+void
+minidb_ssi_version_tid(ItemPointer tid, TransactionId xmin,
+					   ItemPointer vtid)
+{
+	uint32		off = ItemPointerGetOffsetNumber(tid);
+
+	StaticAssertStmt(MaxHeapTuplesPerPage < (1 << MINIDB_SSI_LP_BITS),
+					 "line pointers must fit the low bits");
+	off |= (1 + xmin % MINIDB_SSI_XMIN_SLOTS) << MINIDB_SSI_LP_BITS;
+	ItemPointerSet(vtid, ItemPointerGetBlockNumber(tid), (OffsetNumber) off);
+}
+
+/* A reader returns version xmin of the row at tid: take its SIREAD lock */
+void
+minidb_ssi_lock_version(Relation rel, ItemPointer tid, Snapshot snapshot,
+						TransactionId xmin)
+{
+	ItemPointerData vtid;
+
+	minidb_ssi_version_tid(tid, xmin, &vtid);
+	PredicateLockTID(rel, &vtid, snapshot, xmin);
+}
+
+/* A writer supersedes version xmin of the row at tid: conflict in */
+void
+minidb_ssi_check_in(Relation rel, ItemPointer tid, TransactionId xmin)
+{
+	ItemPointerData vtid;
+
+	minidb_ssi_version_tid(tid, xmin, &vtid);
+	CheckForSerializableConflictIn(rel, &vtid, ItemPointerGetBlockNumber(tid));
+}
+
+/*
+ * The same, remembering the xmin passed over (see visible_tracking) and,
+ * for serializable readers, reporting it to SSI.
+ */
 static bool
 visible_mvcc_tracking(MinidbVersionHeader *vh, int index, void *arg)
 {
@@ -145,7 +226,11 @@ visible_mvcc_tracking(MinidbVersionHeader *vh, int index, void *arg)
 	if (mvcc_sees(vh, va))
 		return true;
 	if (!(vh->vh_flags & MINIDB_V_XMIN_ABORTED))
+	{
 		va->newer_xmin = vh->vh_xmin;
+		if (va->ssi_rel)
+			minidb_ssi_conflict_out(va->ssi_rel, vh->vh_xmin, va->snapshot);
+	}
 	return false;
 }
 
@@ -283,6 +368,7 @@ minidb_vis_arg_init(MinidbVisArg *va, Snapshot snapshot, Buffer buffer)
 	va->vistest = NULL;
 	va->fn = minidb_visibility_fn(snapshot);
 	va->newer_xmin = InvalidTransactionId;
+	va->ssi_rel = NULL;
 	if (snapshot->snapshot_type == SNAPSHOT_NON_VACUUMABLE)
 		va->vistest = snapshot->vistest;
 	if (snapshot->snapshot_type == SNAPSHOT_DIRTY)
@@ -328,11 +414,35 @@ minidb_find_visible(Relation rel, ItemPointer tid, char *rec, uint32 len,
 					Snapshot snapshot, Buffer buffer, MinidbVersionRef *ref,
 					TransactionId *xmax)
 {
+	return find_visible(rel, tid, rec, len, snapshot, buffer, ref, xmax,
+						true);
+}
+
+/*
+ * The same for writers and lockers: which version does the snapshot see?
+ * They read nothing on the user's behalf, so SSI is not told.
+ */
+int
+minidb_snapshot_version(Relation rel, ItemPointer tid, char *rec, uint32 len,
+						Snapshot snapshot, Buffer buffer,
+						MinidbVersionRef *ref)
+{
+	return find_visible(rel, tid, rec, len, snapshot, buffer, ref, NULL,
+						false);
+}
+
+static int
+find_visible(Relation rel, ItemPointer tid, char *rec, uint32 len,
+			 Snapshot snapshot, Buffer buffer, MinidbVersionRef *ref,
+			 TransactionId *xmax, bool ssi)
+{
 	MinidbVisArg va;
 	MinidbChainError err;
 	int			idx;
 
 	minidb_vis_arg_init(&va, snapshot, buffer);
+	if (ssi && snapshot->snapshot_type == SNAPSHOT_MVCC)
+		va.ssi_rel = rel;
 
 	idx = minidb_chain_find_visible(rec, len,
 									snapshot->snapshot_type == SNAPSHOT_MVCC ?
@@ -377,4 +487,228 @@ minidb_record_origin_xmin(Relation rel, ItemPointer tid, char *rec, uint32 len)
 	if (damaged)
 		minidb_report_corruption(rel, tid, &err);
 	return oldest;
+}
+
+/* ----------------------------------------------------------------
+ * What writers, lockers and fetches by TID need
+ * ----------------------------------------------------------------
+ */
+
+typedef struct HeadsState
+{
+	Buffer		buffer;
+	int			found;
+	MinidbVersionRef *head;
+	char	   *rec;
+} HeadsState;
+
+/*
+ * Remember the first version that did not abort (the head); accept the
+ * first one after it whose writer did not abort and is not running
+ * elsewhere (what the head's transaction, with all the versions it has
+ * stacked, is changing).
+ */
+static bool
+head_then_settled(MinidbVersionHeader *vh, int index, void *arg)
+{
+	HeadsState *hs = (HeadsState *) arg;
+
+	if (minidb_xid_aborted(vh, hs->buffer))
+		return false;
+	if (hs->found++ == 0)
+	{
+		hs->head->index = index;
+		hs->head->offset = (char *) vh - hs->rec;
+		hs->head->vh = vh;
+		return false;
+	}
+	return TransactionIdIsCurrentTransactionId(vh->vh_xmin) ||
+		minidb_xid_committed(vh, hs->buffer);
+}
+
+/*
+ * The newest version of a record that did not abort (its head, what a
+ * writer supersedes), and below it the newest one whose writer has ended
+ * (what a head still in progress supersedes).  Returns 0 when every version
+ * aborted, 1 when only the head is known, 2 when both are.
+ */
+int
+minidb_row_heads(Relation rel, ItemPointer tid, char *rec, uint32 len,
+				 Buffer buffer, MinidbVersionRef *head,
+				 MinidbVersionRef *below)
+{
+	HeadsState	hs;
+	MinidbChainError err;
+	int			idx;
+
+	hs.buffer = buffer;
+	hs.found = 0;
+	hs.head = head;
+	hs.rec = rec;
+	idx = minidb_chain_find_visible(rec, len, head_then_settled, &hs, below,
+									&err);
+	if (idx == -2)
+		minidb_report_corruption(rel, tid, &err);
+	if (hs.found == 0)
+		return 0;
+	return idx >= 0 ? 2 : 1;
+}
+
+/*
+ * Fetching "the row version at this TID" (SnapshotAny).
+ *
+ * A heap TID names one version, so heap answers such a fetch with the very
+ * version the caller's scan returned, or the one it locked.  A minidb TID
+ * names a row, and the answer must be chosen.  The executor asks in three
+ * situations: (1) the old row of an UPDATE or DELETE before and after the
+ * change (to build the new row, for RETURNING, for AFTER triggers and
+ * transition tables), (2) a row EvalPlanQual re-reads without locking it
+ * (ROW_MARK_REFERENCE), and (3) the newest version of a row after it has
+ * locked it (EvalPlanQual of UPDATE, DELETE and MERGE).  The rule that
+ * gives heap's answer in all three:
+ *
+ *	- never a version another transaction has not committed, and never an
+ *	  aborted one (the version a scan returned was neither);
+ *	- never a marker: a TID whose row was deleted or moved still names the
+ *	  row version before the marker, as heap's old tuple does;
+ *	- for a TID that tuple_lock handed back marked MINIDB_TID_NEWEST (see
+ *	  minidb_lock.h), the newest committed version: the one it locked (3);
+ *	  own versions count only when made by an earlier command than the
+ *	  active snapshot's, so that the old row after the UPDATE that follows
+ *	  is still the old row;
+ *	- for a plain TID, the version the active snapshot sees: the one the
+ *	  caller's scan returned (1, 2), which also excludes what the current
+ *	  command itself wrote, so that the old row after an in-place UPDATE is
+ *	  the old row;
+ *	- failing all that (a row this command inserted or moved here, or no
+ *	  active snapshot), the newest version left.
+ */
+typedef struct RowVersionState
+{
+	Buffer		buffer;
+	Snapshot	active;			/* the active MVCC snapshot, or NULL */
+	bool		newest;			/* the TID names the version we locked */
+	char	   *rec;
+	MinidbVersionRef fallback;	/* newest candidate */
+	TransactionId newer_xmin;	/* xmin of the last version passed over */
+	TransactionId fallback_xmax;
+	MinidbVisArg va;			/* the active snapshot's test */
+} RowVersionState;
+
+static bool
+row_version_wanted(MinidbVersionHeader *vh, int index, void *arg)
+{
+	RowVersionState *rs = (RowVersionState *) arg;
+	bool		ours;
+	bool		ok;
+
+	if ((vh->vh_flags & MINIDB_V_NODATA_MASK) ||
+		minidb_xid_aborted(vh, rs->buffer))
+		return false;
+	ours = TransactionIdIsCurrentTransactionId(vh->vh_xmin);
+	if (!ours && !minidb_xid_committed(vh, rs->buffer))
+	{
+		rs->newer_xmin = vh->vh_xmin;
+		return false;			/* in progress elsewhere */
+	}
+	if (rs->fallback.vh == NULL)
+	{
+		rs->fallback.index = index;
+		rs->fallback.offset = (char *) vh - rs->rec;
+		rs->fallback.vh = vh;
+		rs->fallback_xmax = rs->newer_xmin;
+	}
+	if (rs->active == NULL)
+		ok = true;
+	else if (rs->newest)
+		ok = !ours || vh->vh_cid < rs->active->curcid;
+	else
+		ok = mvcc_sees(vh, &rs->va);
+	if (!ok)
+		rs->newer_xmin = vh->vh_xmin;
+	return ok;
+}
+
+int
+minidb_find_row_version(Relation rel, ItemPointer tid, bool newest, char *rec,
+						uint32 len, Buffer buffer, MinidbVersionRef *ref,
+						TransactionId *xmax)
+{
+	RowVersionState rs;
+	MinidbChainError err;
+	int			idx;
+
+	rs.buffer = buffer;
+	rs.active = NULL;
+	rs.rec = rec;
+	rs.fallback.vh = NULL;
+	rs.newer_xmin = InvalidTransactionId;
+	rs.fallback_xmax = InvalidTransactionId;
+	if (ActiveSnapshotSet() && IsMVCCSnapshot(GetActiveSnapshot()))
+	{
+		rs.active = GetActiveSnapshot();
+		minidb_vis_arg_init(&rs.va, rs.active, buffer);
+	}
+	rs.newest = newest;
+
+	idx = minidb_chain_find_visible(rec, len, row_version_wanted, &rs, ref,
+									&err);
+	if (idx == -2)
+		minidb_report_corruption(rel, tid, &err);
+	if (idx >= 0)
+	{
+		*xmax = rs.newer_xmin;
+		return idx;
+	}
+	if (rs.fallback.vh == NULL)
+		return -1;
+	*ref = rs.fallback;
+	*xmax = rs.fallback_xmax;
+	return ref->index;
+}
+
+/*
+ * Is the version at ref the newest one that counts: no newer version
+ * committed or written by this transaction?  (Newer versions still in
+ * progress elsewhere, or aborted, do not count.)
+ */
+typedef struct NewestState
+{
+	Buffer		buffer;
+	int			target;
+	bool		newest;
+} NewestState;
+
+static bool
+newer_than_target(MinidbVersionHeader *vh, int index, void *arg)
+{
+	NewestState *ns = (NewestState *) arg;
+
+	if (index >= ns->target)
+		return true;
+	if (TransactionIdIsCurrentTransactionId(vh->vh_xmin) ||
+		minidb_xid_committed(vh, ns->buffer))
+	{
+		ns->newest = false;
+		return true;
+	}
+	return false;
+}
+
+bool
+minidb_version_is_newest_committed(Relation rel, ItemPointer tid, char *rec,
+								   uint32 len, Buffer buffer,
+								   const MinidbVersionRef *ref)
+{
+	NewestState ns;
+	MinidbVersionRef dummy;
+	MinidbChainError err;
+
+	ns.buffer = buffer;
+	ns.target = ref->index;
+	ns.newest = true;
+	if (minidb_chain_find_visible(rec, len, newer_than_target, &ns, &dummy,
+								  &err) == -2)
+		minidb_report_corruption(rel, tid, &err);
+	return ns.newest;
 }

@@ -138,7 +138,7 @@ minidb_log_removed_horizon(Relation rel)
  * the primary allocates nothing inside its critical section.
  *
  * minidb_prepend_build: the record at off pruned to keep[] (if given), with
- * v prepended and the record header's row-lock and successor fields set;
+ * v prepended and the record header's successor field set;
  * palloc'd, its length in *newlen.
  */
 char *
@@ -160,9 +160,12 @@ minidb_prepend_build(Page page, OffsetNumber off, const bool *keep,
 	newsize = minidb_record_prepend_size(len, v);
 	buf = palloc(MAXALIGN(newsize));
 	*newlen = minidb_record_prepend(buf, MAXALIGN(newsize), old, len, v);
+	/*
+	 * The row lockers stay: a lock covers every version of the row, and it
+	 * outlives its own transaction's update (and that update's rollback to
+	 * a savepoint), as heap keeps a locker beside the updater in a multixact.
+	 */
 	rh = minidb_record_header(buf);
-	rh->rh_locker = InvalidTransactionId;	/* the new head is the lock now */
-	rh->rh_lockmode = MINIDB_LOCK_NONE;
 	rh->rh_flags = (rh->rh_flags & ~MINIDB_REC_MOVED_PART) | recflags;
 	if (successor)
 		rh->rh_successor = *successor;

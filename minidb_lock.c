@@ -1,0 +1,801 @@
+/*-------------------------------------------------------------------------
+ *
+ * minidb_lock.c
+ *	  Row locks on minidb records: the lock-mode table, lockers held as an
+ *	  xid or a MultiXactId, and waiting.
+ *
+ * The four row-lock modes and their conflicts are heap's (heapam.c's
+ * tupleLockExtraInfo): FOR KEY SHARE conflicts only with FOR UPDATE, FOR
+ * SHARE with the two exclusive modes, FOR NO KEY UPDATE with all but FOR KEY
+ * SHARE, FOR UPDATE with everything.  The conflict test goes through the
+ * heavyweight lock table (DoLockModesConflict on the modes heap uses for the
+ * tuple lock), so the two can never disagree.
+ *
+ * Unlike heap, a minidb record's updaters are not in its locker field: an
+ * update or delete is a version of its own, and a newest version whose
+ * transaction is still running is that transaction's implicit lock.  The
+ * locker field therefore holds lock-only members, and a lock covers every
+ * version of the row: it needs no carrying forward when the row is updated
+ * in place, and it stays when the locking transaction updates the row
+ * itself (or rolls that update back to a savepoint).
+ *
+ * Copyright (c) 2026, minidb_am developers
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/transam.h"
+#include "access/xact.h"
+#include "storage/lock.h"
+#include "storage/bufmgr.h"
+#include "storage/procarray.h"
+
+#include "minidb_am.h"
+#include "minidb_lock.h"
+
+/* Per mode: the heavyweight tuple lock, and the multixact status */
+static const struct
+{
+	LOCKMODE	hwlock;
+	MultiXactStatus lockstatus;
+}			mode_info[MaxLockTupleMode + 1] =
+{
+	[LockTupleKeyShare] = {AccessShareLock, MultiXactStatusForKeyShare},
+	[LockTupleShare] = {RowShareLock, MultiXactStatusForShare},
+	[LockTupleNoKeyExclusive] = {ExclusiveLock, MultiXactStatusForNoKeyUpdate},
+	[LockTupleExclusive] = {AccessExclusiveLock, MultiXactStatusForUpdate},
+};
+
+/* The row-lock mode a multixact member's status stands for */
+static LockTupleMode
+mode_from_status(MultiXactStatus status)
+{
+	switch (status)
+	{
+		case MultiXactStatusForKeyShare:
+			return LockTupleKeyShare;
+		case MultiXactStatusForShare:
+			return LockTupleShare;
+		case MultiXactStatusForNoKeyUpdate:
+		case MultiXactStatusNoKeyUpdate:
+			return LockTupleNoKeyExclusive;
+		case MultiXactStatusForUpdate:
+		case MultiXactStatusUpdate:
+			return LockTupleExclusive;
+	}
+	elog(ERROR, "unrecognized multixact status %d", (int) status);
+	return LockTupleExclusive;	/* keep compiler quiet */
+}
+
+bool
+minidb_modes_conflict(LockTupleMode a, LockTupleMode b)
+{
+	return DoLockModesConflict(mode_info[a].hwlock, mode_info[b].hwlock);
+}
+
+LockTupleMode
+minidb_head_lock_mode(const MinidbVersionHeader *head, bool only_version)
+{
+	if (head->vh_flags & MINIDB_V_TOMBSTONE)
+		return LockTupleExclusive;
+	if (head->vh_flags & MINIDB_V_MOVED)
+		return (head->vh_flags & MINIDB_V_KEYS_UPDATED) ?
+			LockTupleExclusive : LockTupleNoKeyExclusive;
+	/* an update in place never changes an indexed column, keys included */
+	return only_version ? LockTupleExclusive : LockTupleNoKeyExclusive;
+}
+
+static bool
+has_lockers(const MinidbRecordHeader *rh)
+{
+	return rh->rh_lockmode != MINIDB_LOCK_NONE &&
+		TransactionIdIsValid(rh->rh_locker);
+}
+
+/* The lock-only members of the record's multixact (none when all ended) */
+static int
+multi_members(const MinidbRecordHeader *rh, MultiXactMember **members)
+{
+	int			n = GetMultiXactIdMembers((MultiXactId) rh->rh_locker, members,
+										  false, true);
+
+	return Max(n, 0);
+}
+
+int
+minidb_our_lock_mode(const MinidbRecordHeader *rh)
+{
+	MultiXactMember *members;
+	int			best = -1;
+	int			n;
+
+	if (!has_lockers(rh))
+		return -1;
+	if (!(rh->rh_flags & MINIDB_REC_LOCK_MULTI))
+		return TransactionIdIsCurrentTransactionId(rh->rh_locker) ?
+			(int) minidb_mode_from_lock(rh->rh_lockmode) : -1;
+
+	n = multi_members(rh, &members);
+	for (int i = 0; i < n; i++)
+		if (TransactionIdIsCurrentTransactionId(members[i].xid))
+			best = Max(best, (int) mode_from_status(members[i].status));
+	if (n > 0)
+		pfree(members);
+	return best;
+}
+
+/* Is xid another transaction that has not ended? */
+static bool
+running_other(TransactionId xid)
+{
+	return !TransactionIdIsCurrentTransactionId(xid) &&
+		TransactionIdIsInProgress(xid);
+}
+
+bool
+minidb_lockers_conflict(const MinidbRecordHeader *rh, LockTupleMode mode,
+						MinidbWaitFor *wf)
+{
+	MultiXactMember *members;
+	bool		conflict = false;
+	int			n;
+
+	if (!has_lockers(rh))
+		return false;
+	wf->xid = rh->rh_locker;
+	wf->mode = mode;
+	wf->is_multi = (rh->rh_flags & MINIDB_REC_LOCK_MULTI) != 0;
+	if (!wf->is_multi)
+		return running_other(rh->rh_locker) &&
+			minidb_modes_conflict(mode, minidb_mode_from_lock(rh->rh_lockmode));
+
+	n = multi_members(rh, &members);
+	for (int i = 0; i < n && !conflict; i++)
+		conflict = running_other(members[i].xid) &&
+			minidb_modes_conflict(mode, mode_from_status(members[i].status));
+	if (n > 0)
+		pfree(members);
+	return conflict;
+}
+
+bool
+minidb_lockers_live(const MinidbRecordHeader *rh)
+{
+	if (!has_lockers(rh))
+		return false;
+	if (rh->rh_flags & MINIDB_REC_LOCK_MULTI)
+		return MultiXactIdIsRunning((MultiXactId) rh->rh_locker, true);
+	return TransactionIdIsCurrentTransactionId(rh->rh_locker) ||
+		TransactionIdIsInProgress(rh->rh_locker);
+}
+
+void
+minidb_lockers_add(const MinidbRecordHeader *rh, LockTupleMode mode,
+				   TransactionId *locker, uint16 *lockmode, bool *is_multi)
+{
+	TransactionId xid = GetCurrentTransactionId();
+	MultiXactStatus status = mode_info[mode].lockstatus;
+	uint16		newlock = minidb_lock_from_mode(mode);
+
+	*is_multi = false;
+	*locker = xid;
+	*lockmode = newlock;
+	if (!minidb_lockers_live(rh))
+		return;					/* nobody else: a single locker */
+
+	if (!(rh->rh_flags & MINIDB_REC_LOCK_MULTI))
+	{
+		if (TransactionIdEquals(rh->rh_locker, xid))
+		{
+			*lockmode = Max(rh->rh_lockmode, newlock);	/* an upgrade */
+			return;
+		}
+		/* another transaction, or another subtransaction of ours */
+		MultiXactIdSetOldestMember();
+		*locker = (TransactionId)
+			MultiXactIdCreate(rh->rh_locker,
+							  mode_info[minidb_mode_from_lock(rh->rh_lockmode)].lockstatus,
+							  xid, status);
+	}
+	else
+	{
+		MultiXactIdSetOldestMember();
+		*locker = (TransactionId)
+			MultiXactIdExpand((MultiXactId) rh->rh_locker, xid, status);
+	}
+	/* for a multixact, rh_lockmode is only the strongest mode, as a hint */
+	*lockmode = Max(rh->rh_lockmode, newlock);
+	*is_multi = true;
+}
+
+/* ----------------------------------------------------------------
+ * Waiting
+ * ----------------------------------------------------------------
+ */
+static void
+report_lock_not_available(Relation rel)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_LOCK_NOT_AVAILABLE),
+			 errmsg("could not obtain lock on row in relation \"%s\"",
+					RelationGetRelationName(rel))));
+}
+
+bool
+minidb_acquire_tuplock(Relation rel, ItemPointer tid, LockTupleMode mode,
+					   LockWaitPolicy wait_policy, bool *have_tuplock)
+{
+	if (*have_tuplock)
+		return true;
+	switch (wait_policy)
+	{
+		case LockWaitBlock:
+			LockTuple(rel, tid, mode_info[mode].hwlock);
+			break;
+		case LockWaitSkip:
+			if (!ConditionalLockTuple(rel, tid, mode_info[mode].hwlock))
+				return false;
+			break;
+		case LockWaitError:
+			if (!ConditionalLockTuple(rel, tid, mode_info[mode].hwlock))
+				report_lock_not_available(rel);
+			break;
+	}
+	*have_tuplock = true;
+	return true;
+}
+
+void
+minidb_release_tuplock(Relation rel, ItemPointer tid, LockTupleMode mode,
+					   bool *have_tuplock)
+{
+	if (*have_tuplock)
+		UnlockTuple(rel, tid, mode_info[mode].hwlock);
+	*have_tuplock = false;
+}
+
+/* Wait for one transaction under wait_policy; false when skipping */
+static bool
+wait_for_xid(Relation rel, ItemPointer tid, TransactionId xid,
+			 LockWaitPolicy wait_policy, XLTW_Oper oper)
+{
+	switch (wait_policy)
+	{
+		case LockWaitBlock:
+			XactLockTableWait(xid, rel, tid, oper);
+			return true;
+		case LockWaitSkip:
+			return ConditionalXactLockTableWait(xid);
+		case LockWaitError:
+			if (!ConditionalXactLockTableWait(xid))
+				report_lock_not_available(rel);
+			return true;
+	}
+	return true;				/* keep compiler quiet */
+}
+
+bool
+minidb_wait_for(Relation rel, ItemPointer tid, const MinidbWaitFor *wf,
+				LockWaitPolicy wait_policy, XLTW_Oper oper)
+{
+	MultiXactMember *members;
+	bool		ok = true;
+	int			n;
+
+	if (!wf->is_multi)
+		return wait_for_xid(rel, tid, wf->xid, wait_policy, oper);
+
+	/* the members whose locks conflict with ours, one after the other */
+	n = GetMultiXactIdMembers((MultiXactId) wf->xid, &members, false, true);
+	for (int i = 0; i < n && ok; i++)
+	{
+		if (!running_other(members[i].xid) ||
+			!minidb_modes_conflict(wf->mode,
+								   mode_from_status(members[i].status)))
+			continue;
+		ok = wait_for_xid(rel, tid, members[i].xid, wait_policy, oper);
+	}
+	if (n > 0)
+		pfree(members);
+	return ok;
+}
+
+/* ----------------------------------------------------------------
+ * May this transaction change or lock the row?
+ * ----------------------------------------------------------------
+ */
+
+static void
+row_fail(MinidbRowCheck *rc, TM_Result result, TM_FailureData *tmfd,
+		 ItemPointer ctid, TransactionId xmax, CommandId cmax)
+{
+	rc->result = result;
+	tmfd->ctid = *ctid;
+	tmfd->xmax = xmax;
+	tmfd->cmax = cmax;
+}
+
+static bool
+version_visible_to(MinidbVersionHeader *vh, Snapshot snapshot, Buffer buffer)
+{
+	MinidbVisArg va;
+
+	minidb_vis_arg_init(&va, snapshot, buffer);
+	return va.fn(vh, 0, &va);
+}
+
+/*
+ * The head is this transaction's own version.  Made by the current command
+ * (or a later one): the row was changed under the command's feet
+ * (TM_SelfModified), or it is new to the command (TM_Invisible: a row it
+ * inserted, or for a lock, a version it wrote itself -- what ON CONFLICT DO
+ * UPDATE turns into "cannot affect row a second time", as it does for
+ * heap's new tuple).  Deleted or moved by an earlier command: there is no
+ * row here for this command.  True when the check failed.
+ */
+static bool
+own_head_fails(const MinidbRowRequest *req, MinidbVersionHeader *vh,
+			   bool only_version, ItemPointer tid, TM_FailureData *tmfd,
+			   MinidbRowCheck *rc)
+{
+	bool		marker = (vh->vh_flags & MINIDB_V_NODATA_MASK) != 0;
+
+	if (vh->vh_cid >= req->cid)
+	{
+		if (!marker && (only_version ||
+						(req->locking && vh->vh_cid == req->cid)))
+			row_fail(rc, TM_Invisible, tmfd, tid, vh->vh_xmin, vh->vh_cid);
+		else
+			row_fail(rc, TM_SelfModified, tmfd, tid, vh->vh_xmin, vh->vh_cid);
+		return true;
+	}
+	if (marker)
+	{
+		row_fail(rc, TM_Invisible, tmfd, tid, vh->vh_xmin, vh->vh_cid);
+		return true;
+	}
+	return false;
+}
+
+/*
+ * The head belongs to a transaction still running.  A writer always waits
+ * for it (versions are prepended in commit order).  A locker waits only
+ * when its mode conflicts with the head's change, as heap lets FOR KEY
+ * SHARE pass a no-key update in progress; it then locks the version below.
+ * A record with no settled version below a running head was inserted (or
+ * moved here) by that transaction: reached by following its "moved" marker
+ * (which a lock could pass, so a no-key move), the row holds what the
+ * marker held; otherwise the row is not there yet for anyone else.  True
+ * when the caller must wait.
+ */
+static bool
+running_head_blocks(const MinidbRowRequest *req, MinidbVersionHeader *vh,
+					bool only_version, MinidbRowCheck *rc)
+{
+	LockTupleMode held;
+
+	held = minidb_head_lock_mode(vh, only_version &&
+								 !TransactionIdIsValid(req->prior_xmin));
+	if (!req->locking || minidb_modes_conflict(req->mode, held))
+	{
+		rc->result = TM_BeingModified;
+		rc->wait.xid = vh->vh_xmin;
+		rc->wait.is_multi = false;
+		rc->wait.mode = req->mode;
+		return true;
+	}
+	return false;
+}
+
+/*
+ * FOR KEY SHARE ignores no-key updates, committed ones included: heap locks
+ * the version the caller's scan saw even when a committed UPDATE that left
+ * the key alone has superseded it (heap_lock_tuple's "updated, but keys
+ * intact" path), and returns that version without EvalPlanQual.  Every
+ * update in place is a no-key one (it changed no indexed column), and a
+ * "moved" marker says whether its UPDATE changed a key.  So unless the
+ * settled head is a tombstone or a key-changing move, a key-share lock
+ * takes the version the snapshot sees.  True when that decided the check.
+ */
+static bool
+key_share_target(Relation rel, ItemPointer tid, char *rec, uint32 len,
+				 Buffer buffer, const MinidbRowRequest *req,
+				 MinidbVersionHeader *vh, MinidbRowCheck *rc)
+{
+	MinidbVersionRef ref;
+
+	if (!req->locking || req->mode != LockTupleKeyShare ||
+		req->snapshot == NULL || !IsMVCCSnapshot(req->snapshot))
+		return false;
+	if ((vh->vh_flags & MINIDB_V_TOMBSTONE) ||
+		(vh->vh_flags & MINIDB_V_KEYS_UPDATED))
+		return false;
+	if (minidb_snapshot_version(rel, tid, rec, len, req->snapshot, buffer,
+								&ref) < 0)
+		return false;
+	rc->target = ref;
+	if (vh->vh_flags & MINIDB_V_MOVED)
+		rc->passed_move = true;
+	return true;
+}
+
+void
+minidb_check_row(Relation rel, ItemPointer tid, char *rec, uint32 len,
+				 Buffer buffer, const MinidbRowRequest *req,
+				 TM_FailureData *tmfd, MinidbRowCheck *rc)
+{
+	MinidbRecordHeader *rh = minidb_record_header(rec);
+	MinidbVersionRef below;
+	MinidbVersionHeader *vh;
+	int			n;
+
+	rc->result = TM_Ok;
+	rc->head_running = false;
+	rc->passed_move = false;
+	rc->newer_than_snapshot = false;
+	rc->our_mode = minidb_our_lock_mode(rh);
+	n = minidb_row_heads(rel, tid, rec, len, buffer, &rc->head, &below);
+	rc->have_target = (n > 0);
+	if (n == 0)
+	{
+		/* every version aborted: a super-deleted speculative insertion */
+		row_fail(rc, TM_Invisible, tmfd, tid, InvalidTransactionId,
+				 InvalidCommandId);
+		return;
+	}
+	rc->target = rc->head;
+	vh = rc->head.vh;
+
+	if (TransactionIdIsCurrentTransactionId(vh->vh_xmin))
+	{
+		own_head_fails(req, vh, n == 1, tid, tmfd, rc);
+		return;
+	}
+	if (!minidb_xid_committed(vh, buffer))
+	{
+		if (running_head_blocks(req, vh, n == 1, rc))
+			return;
+		rc->head_running = true;
+		rc->passed_move = (vh->vh_flags & MINIDB_V_MOVED) != 0;
+		if (n == 1)
+			return;				/* locking the moved row's new record */
+		rc->target = below;		/* settled: it was there before the head */
+		vh = below.vh;
+	}
+	if (key_share_target(rel, tid, rec, len, buffer, req, vh, rc))
+		return;
+
+	if (vh->vh_flags & MINIDB_V_TOMBSTONE)
+	{
+		row_fail(rc, TM_Deleted, tmfd, tid, vh->vh_xmin, InvalidCommandId);
+		return;
+	}
+	if (vh->vh_flags & MINIDB_V_MOVED)
+	{
+		ItemPointerData ctid = rh->rh_successor;
+
+		if (rh->rh_flags & MINIDB_REC_MOVED_PART)
+			ItemPointerSetMovedPartitions(&ctid);
+		row_fail(rc, TM_Updated, tmfd, &ctid, vh->vh_xmin, InvalidCommandId);
+		return;
+	}
+
+	/*
+	 * A committed version the snapshot does not see is a concurrent update
+	 * -- unless this transaction holds a lock of at least FOR SHARE: then no
+	 * one has changed the row since the lock was taken, and it was taken on
+	 * this version, after EvalPlanQual looked at it.  (FOR KEY SHARE lets
+	 * no-key updates through, so it proves nothing.)
+	 */
+	if (req->snapshot && IsMVCCSnapshot(req->snapshot) &&
+		!version_visible_to(vh, req->snapshot, buffer))
+	{
+		rc->newer_than_snapshot = true;
+		if (rc->our_mode < (int) LockTupleShare)
+		{
+			row_fail(rc, TM_Updated, tmfd, tid, vh->vh_xmin,
+					 InvalidCommandId);
+			return;
+		}
+	}
+	if (req->crosscheck != InvalidSnapshot &&
+		!version_visible_to(vh, req->crosscheck, buffer))
+		row_fail(rc, TM_Updated, tmfd, tid, vh->vh_xmin, InvalidCommandId);
+}
+
+void
+minidb_check_lockers(const char *rec, LockTupleMode mode, MinidbRowCheck *rc)
+{
+	if (rc->result == TM_Ok &&
+		minidb_lockers_conflict(minidb_record_header(rec), mode, &rc->wait))
+		rc->result = TM_BeingModified;
+}
+
+void
+minidb_add_row_lock(Relation rel, Buffer buffer, ItemPointer tid,
+					LockTupleMode mode)
+{
+	OffsetNumber off = ItemPointerGetOffsetNumber(tid);
+	MinidbPageWrite w;
+	MinidbRecordHeader *rh;
+	TransactionId locker;
+	uint16		lockmode;
+	bool		is_multi;
+	uint32		len;
+	Page		page;
+
+	/* the new lockers first: creating a multixact does I/O */
+	rh = minidb_record_header(minidb_page_record_at(rel, buffer, tid, &len));
+	minidb_lockers_add(rh, mode, &locker, &lockmode, &is_multi);
+
+	minidb_write_begin(&w, rel);
+	page = minidb_write_page(&w, buffer, false);
+	rh = minidb_record_header((char *) PageGetItem(page,
+												   PageGetItemId(page, off)));
+	rh->rh_locker = locker;
+	rh->rh_lockmode = lockmode;
+	if (is_multi)
+		rh->rh_flags |= MINIDB_REC_LOCK_MULTI;
+	else
+		rh->rh_flags &= ~MINIDB_REC_LOCK_MULTI;
+	minidb_write_finish(&w);
+}
+
+/* ----------------------------------------------------------------
+ * tuple_lock
+ * ----------------------------------------------------------------
+ */
+
+/*
+ * Is the record at tid (on a locked buffer) still the successor a "moved"
+ * marker created by prior_xmin pointed at?  Its oldest version was created
+ * by the same UPDATE; if VACUUM removed the row and the line pointer was
+ * reused, that no longer holds (heap's priorXmax check).
+ */
+static bool
+is_successor_of(Relation rel, Buffer buffer, ItemPointer tid,
+				TransactionId prior_xmin)
+{
+	uint32		len;
+	char	   *rec;
+
+	rec = minidb_page_get_record(rel, buffer, ItemPointerGetOffsetNumber(tid),
+								 &len);
+	return rec != NULL &&
+		TransactionIdEquals(minidb_record_origin_xmin(rel, tid, rec, len),
+							prior_xmin);
+}
+
+/* What locking one record found */
+typedef struct LockStep
+{
+	TM_Result	result;
+	HeapTuple	tuple;			/* TM_Ok (and TM_Invisible): the row */
+	/* a "moved" marker the lock passed: lock the new record too */
+	bool		follow_running;
+	ItemPointerData successor;
+	TransactionId marker_xmin;
+	bool		newest;			/* locked a version newer than the snapshot's */
+} LockStep;
+
+/*
+ * Lock the record at *tid in mode.  Waits (fair queue: the heavyweight tuple
+ * lock first) as wait_policy says.  With follow, a concurrent update is
+ * followed to the row's newest version, in place or through "moved"
+ * markers (updating *tid and req->snapshot), as heapam_tuple_lock does.
+ */
+static void
+lock_record(Relation rel, ItemPointer tid, MinidbRowRequest *req,
+			LockWaitPolicy wait_policy, bool follow, bool asked_newest,
+			bool want_tuple, TM_FailureData *tmfd, LockStep *step)
+{
+	TransactionId prior_xmin = req->prior_xmin;
+	bool		have_tuplock = false;
+
+	step->tuple = NULL;
+	step->follow_running = false;
+	step->newest = false;
+	for (;;)
+	{
+		MinidbRowCheck rc;
+		Buffer		buffer;
+		uint32		len;
+		char	   *rec;
+
+		if (TransactionIdIsValid(prior_xmin) &&
+			ItemPointerGetBlockNumber(tid) >= RelationGetNumberOfBlocks(rel))
+		{
+			step->result = TM_Deleted;	/* the successor went with its page */
+			break;
+		}
+		buffer = ReadBuffer(rel, ItemPointerGetBlockNumber(tid));
+		LockBuffer(buffer, BUFFER_LOCK_EXCLUSIVE);
+		if (TransactionIdIsValid(prior_xmin) &&
+			!is_successor_of(rel, buffer, tid, prior_xmin))
+		{
+			UnlockReleaseBuffer(buffer);
+			step->result = TM_Deleted;	/* the row we followed is gone */
+			break;
+		}
+		rec = minidb_page_record_at(rel, buffer, tid, &len);
+		minidb_check_row(rel, tid, rec, len, buffer, req, tmfd, &rc);
+
+		/*
+		 * A newer committed version in place: when following updates, lock
+		 * that one.  So also under READ COMMITTED without the flag: that is
+		 * INSERT ... ON CONFLICT, which found the row through a dirty
+		 * snapshot and expects its newest version locked, as heap_lock_tuple
+		 * locks the version at the TID whatever the snapshot.  Under
+		 * REPEATABLE READ it stays TM_Updated (40001).
+		 */
+		if (rc.result == TM_Updated && ItemPointerEquals(&tmfd->ctid, tid) &&
+			(follow || !IsolationUsesXactSnapshot()))
+		{
+			req->snapshot = NULL;
+			step->newest = true;
+			minidb_check_row(rel, tid, rec, len, buffer, req, tmfd, &rc);
+		}
+		if (rc.result == TM_Ok && rc.our_mode < (int) req->mode)
+			minidb_check_lockers(rec, req->mode, &rc);
+
+		if (rc.result == TM_BeingModified)
+		{
+			MinidbWaitFor wf = rc.wait;
+
+			UnlockReleaseBuffer(buffer);
+
+			/*
+			 * Queue on the tuple lock -- unless we hold a lock on the row
+			 * already: waiters queued there may be waiting for us
+			 * (heap_lock_tuple's skip_tuple_lock).
+			 */
+			if ((rc.our_mode < 0 &&
+				 !minidb_acquire_tuplock(rel, tid, req->mode, wait_policy,
+										 &have_tuplock)) ||
+				!minidb_wait_for(rel, tid, &wf, wait_policy, XLTW_Lock))
+			{
+				row_fail(&rc, TM_WouldBlock, tmfd, tid, wf.xid,
+						 InvalidCommandId);
+				step->result = TM_WouldBlock;
+				break;
+			}
+			continue;
+		}
+		if (rc.result == TM_Updated && follow &&
+			ItemPointerIndicatesMovedPartitions(&tmfd->ctid))
+		{
+			/* what heapam_tuple_lock says: there is no newer version here */
+			UnlockReleaseBuffer(buffer);
+			minidb_release_tuplock(rel, tid, req->mode, &have_tuplock);
+			ereport(ERROR,
+					(errcode(ERRCODE_T_R_SERIALIZATION_FAILURE),
+					 errmsg("tuple to be locked was already moved to another partition due to concurrent update")));
+		}
+		if (rc.result == TM_Updated && follow &&
+			ItemPointerIsValid(&tmfd->ctid))
+		{
+			/* the row moved: lock it at its new record */
+			UnlockReleaseBuffer(buffer);
+			minidb_release_tuplock(rel, tid, req->mode, &have_tuplock);
+			*tid = tmfd->ctid;
+			prior_xmin = tmfd->xmax;
+			req->snapshot = NULL;
+			step->newest = true;
+			asked_newest = false;
+			continue;
+		}
+		if (rc.result == TM_Invisible && want_tuple && rc.have_target &&
+			!(rc.target.vh->vh_flags & MINIDB_V_NODATA_MASK))
+		{
+			/* as heap does, show the caller the row (ON CONFLICT reads xmin) */
+			step->tuple = minidb_materialize_copy(rec, &rc.target,
+												  InvalidTransactionId, tid,
+												  RelationGetRelid(rel));
+		}
+		step->result = rc.result;
+		if (rc.result != TM_Ok)
+		{
+			UnlockReleaseBuffer(buffer);
+			break;
+		}
+
+		/*
+		 * Did we lock a newer version than the caller's scan saw?  Then heap
+		 * would have followed the row's update chain, and EvalPlanQual must
+		 * look at it -- unless the caller named the newest version already
+		 * (a TID we handed back before, marked MINIDB_TID_NEWEST).
+		 */
+		if (rc.newer_than_snapshot)
+			step->newest = true;
+		if (follow && step->newest && !asked_newest)
+			tmfd->traversed = true;
+
+		if (rc.our_mode < (int) req->mode)
+		{
+			minidb_add_row_lock(rel, buffer, tid, req->mode);
+			rec = minidb_page_record_at(rel, buffer, tid, &len);
+			rc.target.vh = (MinidbVersionHeader *) (rec + rc.target.offset);
+			rc.head.vh = (MinidbVersionHeader *) (rec + rc.head.offset);
+		}
+		if (want_tuple)
+			step->tuple = minidb_materialize_copy(rec, &rc.target,
+												  InvalidTransactionId, tid,
+												  RelationGetRelid(rel));
+		if (rc.passed_move &&
+			!(minidb_record_header(rec)->rh_flags & MINIDB_REC_MOVED_PART))
+		{
+			step->follow_running = true;
+			step->successor = minidb_record_header(rec)->rh_successor;
+			step->marker_xmin = rc.head.vh->vh_xmin;
+		}
+		UnlockReleaseBuffer(buffer);
+		break;
+	}
+	minidb_release_tuplock(rel, tid, req->mode, &have_tuplock);
+}
+
+/*
+ * Lock the row at *tid.  With TUPLE_LOCK_FLAG_FIND_LAST_VERSION, follow the
+ * row to its newest version and lock that, updating *tid: what EvalPlanQual
+ * relies on.  With TUPLE_LOCK_FLAG_LOCK_UPDATE_IN_PROGRESS, a lock that
+ * passes a move of the row (FOR KEY SHARE past a no-key UPDATE, running or
+ * committed) also locks the row's new records, so that the lock holds
+ * whichever way that UPDATE ends (heap_lock_updated_tuple).
+ */
+TM_Result
+minidb_tuple_lock(Relation rel, ItemPointer tid, Snapshot snapshot,
+				  TupleTableSlot *slot, CommandId cid, LockTupleMode mode,
+				  LockWaitPolicy wait_policy, uint8 flags,
+				  TM_FailureData *tmfd)
+{
+	bool		follow = (flags & TUPLE_LOCK_FLAG_FIND_LAST_VERSION) != 0;
+	bool		asked_newest = minidb_tid_is_newest(tid);
+	ItemPointerData cur = minidb_tid_plain(tid);
+	MinidbRowRequest req;
+	LockStep	step;
+	HeapTuple	tuple;
+	bool		newest;
+
+	tmfd->traversed = false;
+	req.cid = cid;
+	req.snapshot = snapshot;
+	req.crosscheck = InvalidSnapshot;
+	req.mode = mode;
+	req.locking = true;
+	req.prior_xmin = InvalidTransactionId;
+	lock_record(rel, &cur, &req, wait_policy, follow, asked_newest, true,
+				tmfd, &step);
+	tuple = step.tuple;
+	newest = step.newest || asked_newest;
+	*tid = cur;
+	if (step.result == TM_Ok && newest)
+		minidb_tid_mark_newest(tid);
+
+	while (step.result == TM_Ok && step.follow_running &&
+		   (flags & TUPLE_LOCK_FLAG_LOCK_UPDATE_IN_PROGRESS))
+	{
+		ItemPointerData next = step.successor;
+		TM_FailureData fd;
+
+		req.snapshot = NULL;
+		req.prior_xmin = step.marker_xmin;
+		fd.traversed = false;
+		lock_record(rel, &next, &req, wait_policy, true, false, false, &fd,
+					&step);
+		/* the mover aborted, or the new record is gone: nothing to hold */
+		if (step.result == TM_Invisible || step.result == TM_Deleted)
+			step.result = TM_Ok;
+		if (step.result != TM_Ok)
+		{
+			*tmfd = fd;
+			if (tuple)
+				heap_freetuple(tuple);
+			return step.result;
+		}
+	}
+
+	if (tuple)
+		ExecStoreHeapTuple(tuple, slot, true);
+	return step.result;
+}
