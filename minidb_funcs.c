@@ -52,9 +52,10 @@ check_owner(Oid relid)
 /*
  * Open rel for reading raw records: owner or superuser, minidb only.  The
  * owner is checked by OID before the relation is opened, so that nobody
- * else can take a lock on it (or wait behind an exclusive one), as
- * pgstattuple and pg_visibility keep non-owners from locking; and again
- * once locked, since ALTER TABLE ... OWNER TO takes an exclusive lock.
+ * else can take a lock on it (or queue behind an exclusive one, holding up
+ * everybody after them); and again once locked, since the owner may have
+ * changed while we waited (ALTER TABLE ... OWNER TO takes an exclusive
+ * lock).
  */
 Relation
 minidb_open_owned(Oid relid, const char *caller)
