@@ -18,7 +18,7 @@
  *		two sides may read minidb records of different formats (v1, v2)
  *
  * The minidb chains' record format (minidb.record_format: v1, v2) is an
- * argument of every function ('v1' by default): the writer sets it before
+ * argument of every function ('v2' by default): the writer sets it before
  * inserting the row, and in-place updates keep the record's format.
  *
  * The chains are real.  A chain of depth d is one row, (1, 'v0'), inserted
@@ -37,6 +37,9 @@
  *	   in every table whose depth exceeds k; synchronous_commit = on, so
  *	   that the first read may set hint bits as it would on a normal system.
  *	4. here: the "newest" snapshot, registered.  It sees 'v<depth-1>'.
+ *
+ * (Every name the writer is sent is schema-qualified: pg_catalog.int4,
+ * pg_catalog.text, OPERATOR(pg_catalog.=), ...)
  *
  * The calling statement's own snapshot predates step 1, so this backend's
  * xmin holds the horizon: no version can be pruned, on either table AM.
@@ -65,12 +68,21 @@
  * context during the loop.  Allocations in other contexts would escape the
  * count; the fetch paths make none.
  *
- * Privileges: EXECUTE is revoked from PUBLIC and granted to the role
- * minidb_bench (created by the extension script); superusers may always
- * call.  The functions are SECURITY DEFINER (owned by the superuser that
- * created the extension) because dblink lets only superusers connect
- * without a password; every statement the writer runs is built here from
- * validated integers and fixed names.
+ * Privileges: superusers and members of the role minidb_bench (created by
+ * the extension script) may run the functions; the functions check that
+ * themselves (minidb_bench_check_caller), so that anybody else is told
+ * which role to ask for, and EXECUTE is granted to PUBLIC.  They are not
+ * SECURITY DEFINER: they run as their caller, and only their dblink calls
+ * run as the functions' owner (the superuser that created the extension),
+ * because dblink lets only superusers connect without a password.  The
+ * writer session that opens is a superuser session, so no code of the
+ * caller may run in it: see "The chains" below for how its settings are
+ * pinned, what it is sent, and why it is always closed.
+ *
+ * Bounds: every call is bounded (iterations, fetches, bytes; see
+ * BENCH_MAX_*) and every loop checks for interrupts.  A cancelled or
+ * failed call closes the writer connection and drops its schema
+ * (bench_run); schemas of backends that died are dropped by the next call.
  *
  * Copyright (c) 2026, minidb_am developers
  *
@@ -83,6 +95,8 @@
 #include "access/htup_details.h"
 #include "access/table.h"
 #include "access/tableam.h"
+#include "access/xact.h"
+#include "catalog/pg_proc.h"
 #include "catalog/pg_type.h"
 #include "executor/spi.h"
 #include "executor/tuptable.h"
@@ -99,10 +113,13 @@
 #include "storage/itemptr.h"
 #include "utils/array.h"
 #include "commands/dbcommands.h"
+#include "utils/acl.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
+#include "utils/resowner.h"
 #include "utils/snapmgr.h"
+#include "utils/syscache.h"
 #include "utils/tuplestore.h"
 #include "utils/varlena.h"
 
@@ -121,6 +138,21 @@ PG_FUNCTION_INFO_V1(minidb_bench_ab);
  */
 #define BENCH_MAX_DEPTH			200
 #define BENCH_MAX_PAIRS			1000
+
+/*
+ * Bounds on what one call may do, so that no call runs for hours: at most
+ * 10^8 iterations per cell, 10^9 fetches in all (minutes at the slowest
+ * path), 10^11 bytes copied by minidb_bench_copy_vs_alloc.  Every loop
+ * checks for interrupts every BENCH_INTERRUPT_EVERY rounds (a load and a
+ * branch, outside the timed inner loop's body).
+ */
+#define BENCH_MAX_ITERATIONS	100000000
+#define BENCH_MAX_FETCHES		INT64CONST(1000000000)
+#define BENCH_MAX_COPY_WORK		INT64CONST(100000000000)
+#define BENCH_INTERRUPT_EVERY	4096
+
+/* Advisory lock (class, pid) a backend holds while its schema is in use */
+#define BENCH_LOCK_CLASS		0x6D696E69	/* "mini" */
 #define BENCH_ROUNDS			5
 #define BENCH_MAX_COPY_BYTES	(1024 * 1024)
 #define BENCH_ALLOC_SIZE		1024
@@ -138,9 +170,35 @@ typedef enum BenchReader
 static const char *const reader_names[] = {"newest", "oldest"};
 
 /* ----------------------------------------------------------------
- * Argument checks
+ * Who may call, and argument checks
  * ----------------------------------------------------------------
  */
+
+/*
+ * Superusers and members of minidb_bench (with its privileges: INHERIT)
+ * may run the benchmarks and minidb_chain_walk_timing; anybody else gets
+ * an error that names the role.  EXECUTE is granted to PUBLIC so that this
+ * check, and its hint, is what a caller meets.
+ */
+void
+minidb_bench_check_caller(void)
+{
+	Oid			role;
+
+	if (superuser())
+		return;
+	role = get_role_oid(MINIDB_BENCH_ROLE, true);
+	if (OidIsValid(role) && has_privs_of_role(GetUserId(), role))
+		return;
+	ereport(ERROR,
+			(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+			 errmsg("permission denied for the minidb benchmark functions"),
+			 errdetail("Only superusers and members of role \"%s\" may run the benchmarks and minidb_chain_walk_timing.",
+					   MINIDB_BENCH_ROLE),
+			 errhint("A superuser may grant the role: GRANT %s TO %s;",
+					 MINIDB_BENCH_ROLE,
+					 quote_identifier(GetUserNameFromId(GetUserId(), false)))));
+}
 
 static const char *
 path_name(int path)
@@ -232,11 +290,23 @@ check_depth(int depth)
 static void
 check_iterations(int iterations)
 {
-	if (iterations <= 0)
+	if (iterations <= 0 || iterations > BENCH_MAX_ITERATIONS)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("iterations must be greater than zero, not %d",
-						iterations)));
+				 errmsg("iterations must be between 1 and %d, not %d",
+						BENCH_MAX_ITERATIONS, iterations)));
+}
+
+/* A call's fetches (timed and warm-up) are bounded: see BENCH_MAX_FETCHES */
+static void
+check_fetches(int64 fetches)
+{
+	if (fetches > BENCH_MAX_FETCHES)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("this call would make " INT64_FORMAT " fetches, more than the limit of " INT64_FORMAT,
+						fetches, (int64) BENCH_MAX_FETCHES),
+				 errhint("Ask for fewer iterations, depths, paths or pairs, and make several calls.")));
 }
 
 /* The elements of a one-dimensional int4[] or text[] argument, no NULLs */
@@ -371,6 +441,24 @@ counting_context_create(void)
 
 /* ----------------------------------------------------------------
  * The chains: written by a second backend through dblink
+ *
+ * The writer is a superuser session (the functions' owner): dblink lets
+ * only superusers connect without a password.  No code of the caller may
+ * ever run in it, so:
+ *	- its search_path is pinned before anything else, in the startup
+ *	  packet (options -c search_path=pg_catalog,pg_temp, which outranks
+ *	  ALTER DATABASE/ROLE ... SET) and again by its first command; so is
+ *	  role (ALTER DATABASE ... SET role would otherwise make the session
+ *	  run as the database owner's choice of role);
+ *	- its identity and settings are checked before it does anything;
+ *	- every name it is sent is schema-qualified, types and operators
+ *	  included, and every statement is built here from integers, fixed
+ *	  names and quote_identifier/quote_literal output;
+ *	- the connection is closed on every path out of the function, errors
+ *	  and cancels included (a dblink connection outlives the statement, and
+ *	  the caller could run anything through it): see bench_run().
+ * The calling backend runs as the caller, with its search_path pinned by
+ * the functions' SET clause; only the dblink calls run as the owner.
  * ----------------------------------------------------------------
  */
 typedef struct BenchChain
@@ -386,13 +474,67 @@ typedef struct BenchChain
 
 typedef struct BenchEnv
 {
+	Oid			owner;			/* the writer connects as this role */
+	char	   *owner_name;
 	char		conname[NAMEDATALEN];	/* dblink connection name */
 	char		schema[NAMEDATALEN];	/* the writer's scratch schema */
 	char	   *dblink_nsp;		/* quoted schema of the dblink functions */
+	bool		connected_once; /* the writer connected: a schema may exist */
 	int			nchains;
 	BenchChain *chains;
 	Snapshot	snap[2];		/* [BENCH_NEWEST], [BENCH_OLDEST] */
+	Oid			save_userid;	/* saved by as_owner() */
+	int			save_sec_context;
+	MemoryContext cxt;			/* the call's: outlives SPI and errors */
 } BenchEnv;
+
+/* The role that owns the function being called: the writer's role */
+static Oid
+function_owner(FunctionCallInfo fcinfo)
+{
+	Oid			fnoid = fcinfo->flinfo->fn_oid;
+	HeapTuple	tup = SearchSysCache1(PROCOID, ObjectIdGetDatum(fnoid));
+	Oid			owner;
+
+	if (!HeapTupleIsValid(tup))
+		elog(ERROR, "cache lookup failed for function %u", fnoid);
+	owner = ((Form_pg_proc) GETSTRUCT(tup))->proowner;
+	ReleaseSysCache(tup);
+	return owner;
+}
+
+/* Everything bench_run() and its cleanup need, before any work is done */
+static void
+bench_env_init(BenchEnv *env, FunctionCallInfo fcinfo)
+{
+	memset(env, 0, sizeof(*env));
+	env->cxt = CurrentMemoryContext;
+	env->owner = function_owner(fcinfo);
+	env->owner_name = GetUserNameFromId(env->owner, false);
+	snprintf(env->conname, NAMEDATALEN, "minidb_bench_%d", MyProcPid);
+	snprintf(env->schema, NAMEDATALEN, "minidb_bench_%d", MyProcPid);
+}
+
+/*
+ * Run the dblink calls as the owner; everything else runs as the caller.
+ * An error in between is cleaned up by the (sub)transaction's abort, which
+ * restores the user id and security context.
+ */
+static void
+as_owner(BenchEnv *env)
+{
+	GetUserIdAndSecContext(&env->save_userid, &env->save_sec_context);
+	SetUserIdAndSecContext(env->owner,
+						   env->save_sec_context |
+						   SECURITY_LOCAL_USERID_CHANGE |
+						   SECURITY_RESTRICTED_OPERATION);
+}
+
+static void
+as_caller(BenchEnv *env)
+{
+	SetUserIdAndSecContext(env->save_userid, env->save_sec_context);
+}
 
 /* Run one query through SPI; returns the number of rows */
 static uint64
@@ -408,21 +550,52 @@ spi_exec(const char *sql, int nargs, Oid *argtypes, Datum *values,
 	return SPI_processed;
 }
 
+/* A dblink call with the connection name as $1 (and text $2), as owner */
+static uint64
+dblink_call(BenchEnv *env, const char *fmt, const char *arg2)
+{
+	char	   *q = psprintf(fmt, env->dblink_nsp, env->dblink_nsp);
+	Oid			types[2] = {TEXTOID, TEXTOID};
+	Datum		vals[2];
+	uint64		n;
+
+	vals[0] = CStringGetTextDatum(env->conname);
+	if (arg2)
+		vals[1] = CStringGetTextDatum(arg2);
+	as_owner(env);
+	n = spi_exec(q, arg2 ? 2 : 1, types, vals, false);
+	as_caller(env);
+	pfree(q);
+	return n;
+}
+
 /* Execute sql in the writer's session: one transaction, committed */
 static void
 writer_exec(BenchEnv *env, const char *sql)
 {
-	char	   *q = psprintf("SELECT %s.dblink_exec($1, $2)", env->dblink_nsp);
-	Oid			types[2] = {TEXTOID, TEXTOID};
-	Datum		vals[2];
-
-	vals[0] = CStringGetTextDatum(env->conname);
-	vals[1] = CStringGetTextDatum(sql);
-	spi_exec(q, 2, types, vals, false);
-	pfree(q);
+	dblink_call(env, "SELECT %s.dblink_exec($1, $2)", sql);
 }
 
-/* Append a conninfo keyword = 'value' pair */
+/*
+ * Run a query returning one text column in the writer's session; the rows
+ * are in SPI_tuptable.
+ */
+static uint64
+writer_query(BenchEnv *env, const char *sql)
+{
+	return dblink_call(env,
+					   "SELECT r.v FROM %s.dblink($1, $2) AS r(v pg_catalog.text)",
+					   sql);
+}
+
+/* Row i of the last writer_query, palloc'd (NULL for a NULL) */
+static char *
+writer_value(uint64 i)
+{
+	return SPI_getvalue(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 1);
+}
+
+/* Append a conninfo keyword = 'value' pair, quoted as libpq wants it */
 static void
 conninfo_add(StringInfo s, const char *key, const char *value)
 {
@@ -436,77 +609,202 @@ conninfo_add(StringInfo s, const char *key, const char *value)
 	appendStringInfoChar(s, '\'');
 }
 
-/*
- * How the writer reaches this server and database: the first unix socket
- * directory (else the loopback address), this server's port, this user.
- */
-static char *
-writer_conninfo(void)
+/* Where the writer connects: the first unix socket directory, else TCP */
+static const char *
+writer_host(void)
 {
-	StringInfoData s;
 	char	   *dirs = pstrdup(Unix_socket_directories ? Unix_socket_directories : "");
 	List	   *dirlist = NIL;
-	const char *host = "127.0.0.1";
 
 	if (SplitDirectoriesString(dirs, ',', &dirlist) && dirlist != NIL)
-		host = (const char *) linitial(dirlist);
+		return (const char *) linitial(dirlist);
+	return "127.0.0.1";
+}
+
+/*
+ * How the writer reaches this server and database: the first unix socket
+ * directory (else the loopback address), this server's port, the owner.
+ * Every value is quoted (the database name is its owner's choice).
+ */
+static char *
+writer_conninfo(BenchEnv *env)
+{
+	StringInfoData s;
+
 	initStringInfo(&s);
-	conninfo_add(&s, "host", host);
+	conninfo_add(&s, "host", writer_host());
 	conninfo_add(&s, "port", psprintf("%d", PostPortNumber));
 	conninfo_add(&s, "dbname", get_database_name(MyDatabaseId));
-	conninfo_add(&s, "user", GetUserNameFromId(GetUserId(), false));
+	conninfo_add(&s, "user", env->owner_name);
 	conninfo_add(&s, "application_name", "minidb_bench writer");
+	/* settings of the startup packet outrank ALTER DATABASE/ROLE SET */
+	conninfo_add(&s, "options", "-c search_path=pg_catalog,pg_temp -c role=none");
 	return s.data;
 }
 
-/* The writer connection, afresh (a failed earlier call may have left it) */
+/* A writer that cannot connect: say what the connection needs */
+static void
+writer_connect_error_callback(void *arg)
+{
+	BenchEnv   *env = (BenchEnv *) arg;
+
+	if (geterrcode() == ERRCODE_SQLCLIENT_UNABLE_TO_ESTABLISH_SQLCONNECTION)
+		errhint("The benchmark writes its chains through dblink, connecting to database \"%s\" as role \"%s\" through %s (port %d) without a password: "
+				"the server must let that connection in (pg_hba.conf: trust or peer for it, or the role's password in the server's operating-system user's ~/.pgpass), "
+				"and the database must allow connections.",
+				get_database_name(MyDatabaseId), env->owner_name,
+				writer_host(), PostPortNumber);
+}
+
+/* Close the writer connection, if it is open (as the owner) */
+static void
+writer_disconnect(BenchEnv *env)
+{
+	dblink_call(env,
+				"SELECT %s.dblink_disconnect(c)"
+				" FROM pg_catalog.unnest(%s.dblink_get_connections()) AS c"
+				" WHERE c OPERATOR(pg_catalog.=) $1", NULL);
+}
+
+/*
+ * The writer connection, afresh (a failed earlier call may have left one
+ * of this name, or the caller may have opened one), checked before use.
+ */
 static void
 writer_connect(BenchEnv *env)
 {
-	Oid			types[1] = {TEXTOID};
-	Datum		vals[2];
-	char	   *q;
+	ErrorContextCallback errcallback;
+	char	   *expected;
+	char	   *got;
 
-	if (spi_exec("SELECT quote_ident(n.nspname) FROM pg_catalog.pg_extension e"
-				 " JOIN pg_catalog.pg_namespace n ON n.oid = e.extnamespace"
-				 " WHERE e.extname = 'dblink'", 0, NULL, NULL, true) != 1)
+	if (spi_exec("SELECT pg_catalog.quote_ident(n.nspname) FROM pg_catalog.pg_extension e"
+				 " JOIN pg_catalog.pg_namespace n ON n.oid OPERATOR(pg_catalog.=) e.extnamespace"
+				 " WHERE e.extname OPERATOR(pg_catalog.=) 'dblink'", 0, NULL, NULL, true) != 1)
 		ereport(ERROR,
 				(errcode(ERRCODE_UNDEFINED_OBJECT),
 				 errmsg("the chain-depth benchmarks need the dblink extension"),
 				 errdetail("Each version of a chain is written by its own committed transaction, through a dblink connection to this database, while this session's snapshot holds the removal horizon."),
 				 errhint("Run CREATE EXTENSION dblink in this database (it ships with PostgreSQL's contrib modules).")));
-	env->dblink_nsp = SPI_getvalue(SPI_tuptable->vals[0],
-								   SPI_tuptable->tupdesc, 1);
-	snprintf(env->conname, NAMEDATALEN, "minidb_bench_%d", MyProcPid);
-	snprintf(env->schema, NAMEDATALEN, "minidb_bench_%d", MyProcPid);
+	/* kept in the call's context: the cleanup after an error needs it */
+	env->dblink_nsp = MemoryContextStrdup(env->cxt,
+										  SPI_getvalue(SPI_tuptable->vals[0],
+													   SPI_tuptable->tupdesc, 1));
 
-	vals[0] = CStringGetTextDatum(env->conname);
-	q = psprintf("SELECT 1 WHERE $1 = ANY (%s.dblink_get_connections())",
-				 env->dblink_nsp);
-	if (spi_exec(q, 1, types, vals, true) > 0)
+	writer_disconnect(env);
+
+	errcallback.callback = writer_connect_error_callback;
+	errcallback.arg = env;
+	errcallback.previous = error_context_stack;
+	error_context_stack = &errcallback;
+	dblink_call(env, "SELECT %s.dblink_connect($1, $2)", writer_conninfo(env));
+	error_context_stack = errcallback.previous;
+	env->connected_once = true;
+
+	/* pinned again, first: nothing resolves a name before this */
+	writer_exec(env, "SET search_path = pg_catalog, pg_temp; SET ROLE NONE;"
+				" SET synchronous_commit = on");
+	expected = psprintf("%s|%s|pg_catalog, pg_temp|%s", env->owner_name,
+						env->owner_name, get_database_name(MyDatabaseId));
+	if (writer_query(env,
+					 "SELECT pg_catalog.concat_ws('|', SESSION_USER, CURRENT_USER,"
+					 " pg_catalog.current_setting('search_path'),"
+					 " pg_catalog.current_database())") != 1 ||
+		(got = writer_value(0)) == NULL || strcmp(got, expected) != 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("the minidb benchmark's writer session is not what it must be"),
+				 errdetail("Expected session user, current user, search_path and database \"%s\".",
+						   expected)));
+}
+
+/*
+ * The writer's scratch schema, minidb_bench_<pid>.  This backend holds an
+ * advisory lock (BENCH_LOCK_CLASS, pid) until its transaction ends, so
+ * that another backend's cleanup never drops a schema in use.  Leftovers
+ * of backends that are gone (a cancel whose cleanup failed, a crash) are
+ * dropped first; a schema of that name the owner does not own is never
+ * touched.
+ */
+static void
+drop_dead_leftovers(BenchEnv *env)
+{
+	List	   *names = NIL;
+	ListCell   *lc;
+	uint64		n;
+
+	n = writer_query(env,
+					 "SELECT n.nspname::pg_catalog.text FROM pg_catalog.pg_namespace n"
+					 " WHERE n.nspname OPERATOR(pg_catalog.~) '^minidb_bench_[0-9]{1,9}$'"
+					 " AND n.nspowner OPERATOR(pg_catalog.=) (SELECT r.oid FROM pg_catalog.pg_roles r"
+					 "  WHERE r.rolname OPERATOR(pg_catalog.=) CURRENT_USER)"
+					 " AND NOT EXISTS (SELECT FROM pg_catalog.pg_stat_activity a"
+					 "  WHERE pg_catalog.concat('minidb_bench_', a.pid)"
+					 "  OPERATOR(pg_catalog.=) n.nspname::pg_catalog.text)");
+	for (uint64 i = 0; i < n; i++)
+		names = lappend(names, writer_value(i));
+	foreach(lc, names)
 	{
-		q = psprintf("SELECT %s.dblink_disconnect($1)", env->dblink_nsp);
-		spi_exec(q, 1, types, vals, false);
-	}
+		const char *name = (const char *) lfirst(lc);
+		int			pid = atoi(name + strlen("minidb_bench_"));
 
-	{
-		Oid			types2[2] = {TEXTOID, TEXTOID};
-
-		vals[1] = CStringGetTextDatum(writer_conninfo());
-		q = psprintf("SELECT %s.dblink_connect($1, $2)", env->dblink_nsp);
-		spi_exec(q, 2, types2, vals, false);
+		writer_exec(env, "BEGIN");
+		if (writer_query(env,
+						 psprintf("SELECT pg_catalog.pg_try_advisory_xact_lock(%d, %d)::pg_catalog.text",
+								  BENCH_LOCK_CLASS, pid)) == 1 &&
+			strcmp(writer_value(0), "true") == 0)
+			writer_exec(env, psprintf("DROP SCHEMA IF EXISTS %s CASCADE",
+									  quote_identifier(name)));
+		writer_exec(env, "COMMIT");
 	}
 }
 
+/*
+ * Drop this backend's scratch schema, if it exists and is the owner's.  A
+ * schema of that name that somebody else owns is never dropped: an ERROR
+ * before the benchmark starts (refuse_foreign), silently left alone by the
+ * cleanup after an error.
+ */
 static void
-writer_disconnect(BenchEnv *env)
+drop_own_schema(BenchEnv *env, bool refuse_foreign)
 {
-	Oid			types[1] = {TEXTOID};
-	Datum		vals[1];
-	char	   *q = psprintf("SELECT %s.dblink_disconnect($1)", env->dblink_nsp);
+	char	   *q;
 
-	vals[0] = CStringGetTextDatum(env->conname);
-	spi_exec(q, 1, types, vals, false);
+	q = psprintf("SELECT pg_catalog.pg_get_userbyid(n.nspowner)::pg_catalog.text"
+				 " FROM pg_catalog.pg_namespace n"
+				 " WHERE n.nspname OPERATOR(pg_catalog.=) %s",
+				 quote_literal_cstr(env->schema));
+	if (writer_query(env, q) == 0)
+		return;
+	if (strcmp(writer_value(0), env->owner_name) != 0)
+	{
+		if (!refuse_foreign)
+			return;
+		ereport(ERROR,
+				(errcode(ERRCODE_DUPLICATE_SCHEMA),
+				 errmsg("schema \"%s\" already exists and belongs to role \"%s\"",
+						env->schema, writer_value(0)),
+				 errdetail("The benchmark writes its chains into a scratch schema of this name, owned by role \"%s\", and drops it afterwards.",
+						   env->owner_name),
+				 errhint("Drop or rename that schema.")));
+	}
+	writer_exec(env, psprintf("DROP SCHEMA %s CASCADE",
+							  quote_identifier(env->schema)));
+}
+
+static void
+scratch_schema_create(BenchEnv *env)
+{
+	Oid			types[2] = {INT4OID, INT4OID};
+	Datum		vals[2];
+
+	vals[0] = Int32GetDatum(BENCH_LOCK_CLASS);
+	vals[1] = Int32GetDatum(MyProcPid);
+	spi_exec("SELECT pg_catalog.pg_advisory_xact_lock($1, $2)", 2, types,
+			 vals, false);
+	drop_dead_leftovers(env);
+	drop_own_schema(env, true);
+	writer_exec(env, psprintf("CREATE SCHEMA %s",
+							  quote_identifier(env->schema)));
 }
 
 /* Register a fresh snapshot on the current resource owner */
@@ -562,17 +860,18 @@ heap_hot_chain_length(Relation rel, ItemPointer tid)
 
 /*
  * Build the chains (minidb and/or heap, for each depth) and the two
- * snapshots, and open the tables.  SPI must be connected.
+ * snapshots, and open the tables.  SPI must be connected; env is
+ * initialized (bench_env_init).
  */
 static void
 bench_env_setup(BenchEnv *env, const int *depths, int ndepths,
 				const int *formats, int nformats, bool want_heap)
 {
 	StringInfoData sql;
+	const char *schema = quote_identifier(env->schema);
 	int			maxdepth = 0;
 	int			n = 0;
 
-	memset(env, 0, sizeof(*env));
 	env->chains = palloc0(sizeof(BenchChain) * ndepths * (nformats + 1));
 	for (int i = 0; i < ndepths; i++)
 	{
@@ -599,15 +898,10 @@ bench_env_setup(BenchEnv *env, const int *depths, int ndepths,
 	env->nchains = n;
 
 	writer_connect(env);
-	initStringInfo(&sql);
-	appendStringInfo(&sql,
-					 "SET synchronous_commit = on;"
-					 " DROP SCHEMA IF EXISTS %s CASCADE; CREATE SCHEMA %s",
-					 env->schema, env->schema);
-	writer_exec(env, sql.data);
+	scratch_schema_create(env);
 
 	/* 1. the tables and their rows, committed */
-	resetStringInfo(&sql);
+	initStringInfo(&sql);
 	for (int i = 0; i < n; i++)
 	{
 		BenchChain *c = &env->chains[i];
@@ -617,11 +911,11 @@ bench_env_setup(BenchEnv *env, const int *depths, int ndepths,
 			appendStringInfo(&sql, "SET minidb.record_format = 'v%d';",
 							 c->format);
 		appendStringInfo(&sql,
-						 "CREATE TABLE %s.%s (id int PRIMARY KEY, v text) USING %s"
+						 "CREATE TABLE %s.%s (id pg_catalog.int4 PRIMARY KEY, v pg_catalog.text) USING %s"
 						 " WITH (fillfactor = 50, autovacuum_enabled = false);"
-						 " INSERT INTO %s.%s VALUES (1, 'v0');",
-						 env->schema, c->relname, c->heap ? "heap" : "minidb",
-						 env->schema, c->relname);
+						 " INSERT INTO %s.%s VALUES (1, 'v0'::pg_catalog.text);",
+						 schema, c->relname, c->heap ? "heap" : "minidb",
+						 schema, c->relname);
 	}
 	if (nformats > 0)
 		appendStringInfoString(&sql, " RESET minidb.record_format;");
@@ -635,25 +929,17 @@ bench_env_setup(BenchEnv *env, const int *depths, int ndepths,
 	for (int i = 0; i < n; i++)
 	{
 		BenchChain *c = &env->chains[i];
-		char	   *q;
 		char	   *remote;
-		bool		isnull;
-		Datum		d;
-		Oid			types[2] = {TEXTOID, TEXTOID};
-		Datum		vals[2];
+		char	   *tid;
 
-		remote = psprintf("SELECT ctid::text FROM %s.%s WHERE id = 1",
-						  env->schema, c->relname);
-		q = psprintf("SELECT t::pg_catalog.tid FROM %s.dblink($1, $2) AS r(t text)",
-					 env->dblink_nsp);
-		vals[0] = CStringGetTextDatum(env->conname);
-		vals[1] = CStringGetTextDatum(remote);
-		if (spi_exec(q, 2, types, vals, false) != 1)
+		remote = psprintf("SELECT ctid::pg_catalog.text FROM %s.%s"
+						  " WHERE id OPERATOR(pg_catalog.=) 1",
+						  schema, c->relname);
+		if (writer_query(env, remote) != 1 || (tid = writer_value(0)) == NULL)
 			elog(ERROR, "minidb bench: the row of %s.%s is missing",
 				 env->schema, c->relname);
-		d = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1,
-						  &isnull);
-		c->tid = *(ItemPointer) DatumGetPointer(d);
+		c->tid = *(ItemPointer)
+			DatumGetPointer(DirectFunctionCall1(tidin, CStringGetDatum(tid)));
 	}
 
 	/* 2. the oldest reader's snapshot: before every update */
@@ -669,8 +955,9 @@ bench_env_setup(BenchEnv *env, const int *depths, int ndepths,
 
 			if (c->depth > k)
 				appendStringInfo(&sql,
-								 "UPDATE %s.%s SET v = 'v%d' WHERE id = 1;",
-								 env->schema, c->relname, k);
+								 "UPDATE %s.%s SET v = 'v%d'::pg_catalog.text"
+								 " WHERE id OPERATOR(pg_catalog.=) 1;",
+								 schema, c->relname, k);
 		}
 		writer_exec(env, sql.data);
 		CHECK_FOR_INTERRUPTS();
@@ -684,8 +971,11 @@ bench_env_setup(BenchEnv *env, const int *depths, int ndepths,
 	{
 		BenchChain *c = &env->chains[i];
 
+		/* the schema is the owner's: no USAGE for the caller */
+		as_owner(env);
 		c->rel = table_openrv(makeRangeVar(env->schema, c->relname, -1),
 							  AccessShareLock);
+		as_caller(env);
 		if (c->heap)
 			c->versions = heap_hot_chain_length(c->rel, &c->tid);
 		else
@@ -723,8 +1013,6 @@ bench_env_setup(BenchEnv *env, const int *depths, int ndepths,
 static void
 bench_env_teardown(BenchEnv *env)
 {
-	char	   *sql;
-
 	for (int i = 0; i < env->nchains; i++)
 		if (env->chains[i].rel)
 		{
@@ -738,9 +1026,99 @@ bench_env_teardown(BenchEnv *env)
 			UnregisterSnapshot(env->snap[r]);
 			env->snap[r] = NULL;
 		}
-	sql = psprintf("DROP SCHEMA IF EXISTS %s CASCADE", env->schema);
-	writer_exec(env, sql);
+	drop_own_schema(env, true);
 	writer_disconnect(env);
+}
+
+/*
+ * fn(env, arg) with SPI connected, in a subtransaction.  Returns NULL when
+ * it succeeded, else the error (the subtransaction is rolled back: its
+ * locks, snapshots, SPI state and user id are gone).
+ */
+typedef void (*BenchStep) (BenchEnv *env, void *arg);
+
+static ErrorData *
+bench_try(BenchEnv *env, BenchStep fn, void *arg)
+{
+	MemoryContext oldcxt = CurrentMemoryContext;
+	ResourceOwner oldowner = CurrentResourceOwner;
+	ErrorData  *volatile edata = NULL;
+
+	BeginInternalSubTransaction(NULL);
+	MemoryContextSwitchTo(oldcxt);
+	PG_TRY();
+	{
+		if (SPI_connect() != SPI_OK_CONNECT)
+			elog(ERROR, "SPI_connect failed");
+		fn(env, arg);
+		SPI_finish();
+		ReleaseCurrentSubTransaction();
+	}
+	PG_CATCH();
+	{
+		MemoryContextSwitchTo(oldcxt);
+		edata = CopyErrorData();
+		FlushErrorState();
+		RollbackAndReleaseCurrentSubTransaction();
+	}
+	PG_END_TRY();
+	MemoryContextSwitchTo(oldcxt);
+	CurrentResourceOwner = oldowner;
+	return edata;
+}
+
+static void
+close_step(BenchEnv *env, void *arg)
+{
+	writer_disconnect(env);
+}
+
+static void
+drop_step(BenchEnv *env, void *arg)
+{
+	writer_connect(env);
+	drop_own_schema(env, false);
+	writer_disconnect(env);
+}
+
+/*
+ * Run body(env, arg), which builds the chains, measures and tears down.
+ * On any error (a cancel, statement_timeout, a failed check) the writer
+ * connection is closed, the scratch schema dropped through a fresh
+ * connection, and the error raised again.  Closing the connection is not
+ * optional: it is a superuser session that the caller could otherwise
+ * use through dblink; if even that fails, the backend exits.
+ */
+static void
+bench_run(BenchEnv *env, BenchStep body, void *arg)
+{
+	ErrorData  *edata = bench_try(env, body, arg);
+	ErrorData  *cleanup;
+
+	if (edata == NULL)
+		return;
+	if (env->dblink_nsp != NULL)
+	{
+		if ((cleanup = bench_try(env, close_step, NULL)) != NULL)
+			ereport(FATAL,
+					(errcode(ERRCODE_INTERNAL_ERROR),
+					 errmsg("could not close the minidb benchmark's writer connection: %s",
+							cleanup->message)));
+		if (env->connected_once &&
+			(cleanup = bench_try(env, drop_step, NULL)) != NULL)
+		{
+			ereport(WARNING,
+					(errmsg("could not drop the minidb benchmark's schema \"%s\": %s",
+							env->schema, cleanup->message),
+					 errhint("The next benchmark call in this database drops it once this session has ended.")));
+			if ((cleanup = bench_try(env, close_step, NULL)) != NULL)
+				ereport(FATAL,
+						(errcode(ERRCODE_INTERNAL_ERROR),
+						 errmsg("could not close the minidb benchmark's writer connection: %s",
+								cleanup->message)));
+		}
+	}
+	ReThrowError(edata);
 }
 
 static BenchChain *
@@ -871,7 +1249,7 @@ measure_loop(BenchChain *c, Snapshot snap, BenchReader reader, int path,
 	for (int64 i = 1; i < warmup; i++)
 	{
 		fetch_once(fetch, c, snap, slot);
-		if ((i & 1023) == 0)
+		if (i % BENCH_INTERRUPT_EVERY == 0)
 			CHECK_FOR_INTERRUPTS();
 	}
 
@@ -884,13 +1262,19 @@ measure_loop(BenchChain *c, Snapshot snap, BenchReader reader, int path,
 		instr_time	elapsed;
 
 		INSTR_TIME_SET_CURRENT(start);
-		for (int64 i = 0; i < n; i++)
-			fetch_once(fetch, c, snap, slot);
+		/* in chunks, checking for interrupts in between */
+		for (int64 i = 0; i < n; i += BENCH_INTERRUPT_EVERY)
+		{
+			int64		end = Min(n, i + BENCH_INTERRUPT_EVERY);
+
+			for (int64 j = i; j < end; j++)
+				fetch_once(fetch, c, snap, slot);
+			CHECK_FOR_INTERRUPTS();
+		}
 		INSTR_TIME_SET_CURRENT(elapsed);
 		INSTR_TIME_SUBTRACT(elapsed, start);
 		round_ns[r] = INSTR_TIME_GET_DOUBLE(elapsed) * 1e9 / (double) n;
 		done += n;
-		CHECK_FOR_INTERRUPTS();
 	}
 	res->iterations = done;
 	res->allocs_per_op = (double) (counting_allocs - allocs0) / done;
@@ -1018,56 +1402,47 @@ prewarm(BenchEnv *env)
  * minidb_bench_chain_depth
  * ----------------------------------------------------------------
  */
-Datum
-minidb_bench_chain_depth(PG_FUNCTION_ARGS)
+/*
+ * The arguments of minidb_bench_chain_depth and minidb_bench_chain_rows,
+ * and where their rows go
+ */
+typedef struct DepthArgs
 {
-	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	ReturnSetInfo *rsinfo;
 	int		   *depths;
 	int			ndepths;
 	int		   *paths;
 	int			npaths;
-	int			iterations;
+	int			iterations;		/* chain_depth only */
 	bool		include_heap;
 	int			format;
-	BenchEnv	env;
+} DepthArgs;
 
-	check_not_null(fcinfo, 0, "depths");
-	check_not_null(fcinfo, 1, "iterations");
-	check_not_null(fcinfo, 2, "paths");
-	check_not_null(fcinfo, 3, "include_heap");
-	check_not_null(fcinfo, 4, "format");
-	format = parse_format(text_to_cstring(PG_GETARG_TEXT_PP(4)));
-	depths = parse_depths(PG_GETARG_ARRAYTYPE_P(0), &ndepths);
-	iterations = PG_GETARG_INT32(1);
-	check_iterations(iterations);
-	paths = parse_paths(PG_GETARG_ARRAYTYPE_P(2), &npaths);
-	include_heap = PG_GETARG_BOOL(3);
-	if (npaths == 0 && !include_heap)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("nothing to measure: paths is empty and include_heap is false")));
+static void
+chain_depth_body(BenchEnv *env, void *arg)
+{
+	DepthArgs  *a = (DepthArgs *) arg;
+	ReturnSetInfo *rsinfo = a->rsinfo;
 
-	InitMaterializedSRF(fcinfo, 0);
-	SPI_connect();
-	bench_env_setup(&env, depths, ndepths, &format, npaths > 0 ? 1 : 0,
-					include_heap);
-	prewarm(&env);
+	bench_env_setup(env, a->depths, a->ndepths, &a->format,
+					a->npaths > 0 ? 1 : 0, a->include_heap);
+	prewarm(env);
 
-	for (int i = 0; i < ndepths; i++)
+	for (int i = 0; i < a->ndepths; i++)
 	{
 		for (int r = 0; r < 2; r++)
 		{
-			for (int p = 0; p < npaths + (include_heap ? 1 : 0); p++)
+			for (int p = 0; p < a->npaths + (a->include_heap ? 1 : 0); p++)
 			{
-				int			path = p < npaths ? paths[p] : BENCH_PATH_HEAP;
-				BenchChain *c = find_chain(&env, path == BENCH_PATH_HEAP,
-										   depths[i], format);
+				int			path = p < a->npaths ? a->paths[p] : BENCH_PATH_HEAP;
+				BenchChain *c = find_chain(env, path == BENCH_PATH_HEAP,
+										   a->depths[i], a->format);
 				BenchResult res;
 				Datum		values[8];
 				bool		nulls[8] = {0};
 
-				measure(c, env.snap[r], (BenchReader) r, path, iterations,
-						warmup_for(iterations), BENCH_ROUNDS, &res, NULL);
+				measure(c, env->snap[r], (BenchReader) r, path, a->iterations,
+						warmup_for(a->iterations), BENCH_ROUNDS, &res, NULL);
 				values[0] = CStringGetTextDatum(c->heap ? "heap" : "minidb");
 				values[1] = Int32GetDatum(c->depth);
 				values[2] = CStringGetTextDatum(reader_names[r]);
@@ -1082,8 +1457,38 @@ minidb_bench_chain_depth(PG_FUNCTION_ARGS)
 		}
 	}
 
-	bench_env_teardown(&env);
-	SPI_finish();
+	bench_env_teardown(env);
+}
+
+Datum
+minidb_bench_chain_depth(PG_FUNCTION_ARGS)
+{
+	DepthArgs	a;
+	BenchEnv	env;
+
+	minidb_bench_check_caller();
+	check_not_null(fcinfo, 0, "depths");
+	check_not_null(fcinfo, 1, "iterations");
+	check_not_null(fcinfo, 2, "paths");
+	check_not_null(fcinfo, 3, "include_heap");
+	check_not_null(fcinfo, 4, "format");
+	a.format = parse_format(text_to_cstring(PG_GETARG_TEXT_PP(4)));
+	a.depths = parse_depths(PG_GETARG_ARRAYTYPE_P(0), &a.ndepths);
+	a.iterations = PG_GETARG_INT32(1);
+	check_iterations(a.iterations);
+	a.paths = parse_paths(PG_GETARG_ARRAYTYPE_P(2), &a.npaths);
+	a.include_heap = PG_GETARG_BOOL(3);
+	if (a.npaths == 0 && !a.include_heap)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("nothing to measure: paths is empty and include_heap is false")));
+	check_fetches((int64) a.ndepths * 2 * (a.npaths + (a.include_heap ? 1 : 0)) *
+				  (a.iterations + warmup_for(a.iterations)));
+
+	InitMaterializedSRF(fcinfo, 0);
+	a.rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	bench_env_init(&env, fcinfo);
+	bench_run(&env, chain_depth_body, &a);
 	return (Datum) 0;
 }
 
@@ -1091,51 +1496,30 @@ minidb_bench_chain_depth(PG_FUNCTION_ARGS)
  * minidb_bench_chain_rows: what each path returns
  * ----------------------------------------------------------------
  */
-Datum
-minidb_bench_chain_rows(PG_FUNCTION_ARGS)
+static void
+chain_rows_body(BenchEnv *env, void *arg)
 {
-	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
-	int		   *depths;
-	int			ndepths;
-	int		   *paths;
-	int			npaths;
-	bool		include_heap;
-	int			format;
-	BenchEnv	env;
+	DepthArgs  *a = (DepthArgs *) arg;
+	ReturnSetInfo *rsinfo = a->rsinfo;
 
-	check_not_null(fcinfo, 0, "depths");
-	check_not_null(fcinfo, 1, "paths");
-	check_not_null(fcinfo, 2, "include_heap");
-	check_not_null(fcinfo, 3, "format");
-	format = parse_format(text_to_cstring(PG_GETARG_TEXT_PP(3)));
-	depths = parse_depths(PG_GETARG_ARRAYTYPE_P(0), &ndepths);
-	paths = parse_paths(PG_GETARG_ARRAYTYPE_P(1), &npaths);
-	include_heap = PG_GETARG_BOOL(2);
-	if (npaths == 0 && !include_heap)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("nothing to read: paths is empty and include_heap is false")));
+	bench_env_setup(env, a->depths, a->ndepths, &a->format,
+					a->npaths > 0 ? 1 : 0, a->include_heap);
 
-	InitMaterializedSRF(fcinfo, 0);
-	SPI_connect();
-	bench_env_setup(&env, depths, ndepths, &format, npaths > 0 ? 1 : 0,
-					include_heap);
-
-	for (int i = 0; i < ndepths; i++)
+	for (int i = 0; i < a->ndepths; i++)
 	{
 		for (int r = 0; r < 2; r++)
 		{
-			for (int p = 0; p < npaths + (include_heap ? 1 : 0); p++)
+			for (int p = 0; p < a->npaths + (a->include_heap ? 1 : 0); p++)
 			{
-				int			path = p < npaths ? paths[p] : BENCH_PATH_HEAP;
-				BenchChain *c = find_chain(&env, path == BENCH_PATH_HEAP,
-										   depths[i], format);
+				int			path = p < a->npaths ? a->paths[p] : BENCH_PATH_HEAP;
+				BenchChain *c = find_chain(env, path == BENCH_PATH_HEAP,
+										   a->depths[i], a->format);
 				BenchRow	row;
 				BenchResult res;
 				Datum		values[9];
 				bool		nulls[9] = {0};
 
-				measure(c, env.snap[r], (BenchReader) r, path, 1, 1, 1, &res,
+				measure(c, env->snap[r], (BenchReader) r, path, 1, 1, 1, &res,
 						&row);
 				values[0] = CStringGetTextDatum(c->heap ? "heap" : "minidb");
 				values[1] = Int32GetDatum(c->depth);
@@ -1155,8 +1539,34 @@ minidb_bench_chain_rows(PG_FUNCTION_ARGS)
 		}
 	}
 
-	bench_env_teardown(&env);
-	SPI_finish();
+	bench_env_teardown(env);
+}
+
+Datum
+minidb_bench_chain_rows(PG_FUNCTION_ARGS)
+{
+	DepthArgs	a;
+	BenchEnv	env;
+
+	minidb_bench_check_caller();
+	check_not_null(fcinfo, 0, "depths");
+	check_not_null(fcinfo, 1, "paths");
+	check_not_null(fcinfo, 2, "include_heap");
+	check_not_null(fcinfo, 3, "format");
+	a.format = parse_format(text_to_cstring(PG_GETARG_TEXT_PP(3)));
+	a.depths = parse_depths(PG_GETARG_ARRAYTYPE_P(0), &a.ndepths);
+	a.paths = parse_paths(PG_GETARG_ARRAYTYPE_P(1), &a.npaths);
+	a.include_heap = PG_GETARG_BOOL(2);
+	a.iterations = 1;
+	if (a.npaths == 0 && !a.include_heap)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("nothing to read: paths is empty and include_heap is false")));
+
+	InitMaterializedSRF(fcinfo, 0);
+	a.rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	bench_env_init(&env, fcinfo);
+	bench_run(&env, chain_rows_body, &a);
 	return (Datum) 0;
 }
 
@@ -1187,40 +1597,46 @@ copy_round(int kind, const char *src, char *dst, int bytes, int64 n,
 
 	MemoryContextReset(cxt);
 	INSTR_TIME_SET_CURRENT(start);
-	switch (kind)
+	/* in chunks, checking for interrupts in between (a load and a branch) */
+	for (int64 done = 0; done < n; done += BENCH_INTERRUPT_EVERY)
 	{
-		case 0:
-			for (int64 i = 0; i < n; i++)
-			{
-				memcpy(dst, src, bytes);
-				pg_compiler_barrier();
-			}
-			break;
-		case 1:
-			for (int64 i = 0; i < n; i++)
-			{
-				char	   *p = MemoryContextAlloc(cxt, allocsize);
+		int64		end = Min(n, done + BENCH_INTERRUPT_EVERY);
 
-				memcpy(p, src, bytes);
-				pg_compiler_barrier();
-				if ((i + 1) % BENCH_ALLOC_RESET_EVERY == 0)
-					MemoryContextReset(cxt);
-			}
-			break;
-		case 2:
-			for (int64 i = 0; i < n; i++)
-			{
-				char	   *p = MemoryContextAlloc(cxt, allocsize);
+		switch (kind)
+		{
+			case 0:
+				for (int64 i = done; i < end; i++)
+				{
+					memcpy(dst, src, bytes);
+					pg_compiler_barrier();
+				}
+				break;
+			case 1:
+				for (int64 i = done; i < end; i++)
+				{
+					char	   *p = MemoryContextAlloc(cxt, allocsize);
 
-				memcpy(p, src, bytes);
-				pg_compiler_barrier();
-				pfree(p);
-			}
-			break;
+					memcpy(p, src, bytes);
+					pg_compiler_barrier();
+					if ((i + 1) % BENCH_ALLOC_RESET_EVERY == 0)
+						MemoryContextReset(cxt);
+				}
+				break;
+			case 2:
+				for (int64 i = done; i < end; i++)
+				{
+					char	   *p = MemoryContextAlloc(cxt, allocsize);
+
+					memcpy(p, src, bytes);
+					pg_compiler_barrier();
+					pfree(p);
+				}
+				break;
+		}
+		CHECK_FOR_INTERRUPTS();
 	}
 	INSTR_TIME_SET_CURRENT(elapsed);
 	INSTR_TIME_SUBTRACT(elapsed, start);
-	CHECK_FOR_INTERRUPTS();
 	return INSTR_TIME_GET_DOUBLE(elapsed) * 1e9 / (double) n;
 }
 
@@ -1238,6 +1654,7 @@ minidb_bench_copy_vs_alloc(PG_FUNCTION_ARGS)
 	int64		done = 0;
 	double		median[COPY_KINDS];
 
+	minidb_bench_check_caller();
 	check_not_null(fcinfo, 0, "bytes");
 	check_not_null(fcinfo, 1, "iterations");
 	bytes = PG_GETARG_INT32(0);
@@ -1248,6 +1665,13 @@ minidb_bench_copy_vs_alloc(PG_FUNCTION_ARGS)
 				 errmsg("bytes must be between 1 and %d, not %d",
 						BENCH_MAX_COPY_BYTES, bytes)));
 	check_iterations(iterations);
+	if ((int64) iterations * Max(bytes, BENCH_ALLOC_SIZE) > BENCH_MAX_COPY_WORK)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("bytes times iterations must not exceed " INT64_FORMAT,
+						(int64) BENCH_MAX_COPY_WORK),
+				 errdetail("At %d bytes a call may make at most " INT64_FORMAT " iterations.",
+						   bytes, (int64) BENCH_MAX_COPY_WORK / Max(bytes, BENCH_ALLOC_SIZE))));
 
 	InitMaterializedSRF(fcinfo, 0);
 	rounds = (int) Min(10, iterations);
@@ -1328,82 +1752,96 @@ quantile(const double *sorted, int n, double q)
 	return sorted[lo] + (sorted[hi] - sorted[lo]) * (pos - lo);
 }
 
-Datum
-minidb_bench_ab(PG_FUNCTION_ARGS)
+typedef struct AbArgs
 {
-	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	int			side[2];
 	int			depth;
 	BenchReader reader;
 	int			pairs;
 	int			iterations;
-	BenchEnv	env;
-	BenchChain *chain[2];
-	double	   *ns[2];
-	double	   *ratio;
-	double	   *sorted[3];
-	int			warmup;
 	bool		want_heap;
 	int			format[2];
 	int			formats[2];
-	int			nformats = 0;
+	int			nformats;
+	double	   *ns[2];			/* [side][pair], filled in */
+	double	   *ratio;
+} AbArgs;
 
-	static const char *const argnames[8] =
-	{"a", "b", "depth", "reader", "pairs", "iterations", "a_format", "b_format"};
+static void
+ab_body(BenchEnv *env, void *arg)
+{
+	AbArgs	   *a = (AbArgs *) arg;
+	BenchChain *chain[2];
+	int			warmup = (int) Max(1, Min(a->iterations / 20, 5000));
 
-	for (int i = 0; i < 8; i++)
-		check_not_null(fcinfo, i, argnames[i]);
-	format[0] = parse_format(text_to_cstring(PG_GETARG_TEXT_PP(6)));
-	format[1] = parse_format(text_to_cstring(PG_GETARG_TEXT_PP(7)));
-	side[0] = parse_path(text_to_cstring(PG_GETARG_TEXT_PP(0)), true);
-	side[1] = parse_path(text_to_cstring(PG_GETARG_TEXT_PP(1)), true);
-	depth = PG_GETARG_INT32(2);
-	check_depth(depth);
-	reader = parse_reader(text_to_cstring(PG_GETARG_TEXT_PP(3)));
-	pairs = PG_GETARG_INT32(4);
-	if (pairs < 2 || pairs > BENCH_MAX_PAIRS)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("pairs must be between 2 and %d, not %d",
-						BENCH_MAX_PAIRS, pairs),
-				 errdetail("Quartiles of the per-pair ratio need at least two pairs.")));
-	iterations = PG_GETARG_INT32(5);
-	check_iterations(iterations);
-
-	want_heap = (side[0] == BENCH_PATH_HEAP || side[1] == BENCH_PATH_HEAP);
+	bench_env_setup(env, &a->depth, 1, a->formats, a->nformats, a->want_heap);
+	prewarm(env);
 	for (int s = 0; s < 2; s++)
-		if (side[s] != BENCH_PATH_HEAP &&
-			(nformats == 0 || formats[0] != format[s]))
-			formats[nformats++] = format[s];
+		chain[s] = find_chain(env, a->side[s] == BENCH_PATH_HEAP, a->depth,
+							  a->format[s]);
 
-	InitMaterializedSRF(fcinfo, 0);
-	SPI_connect();
-	bench_env_setup(&env, &depth, 1, formats, nformats, want_heap);
-	prewarm(&env);
-	for (int s = 0; s < 2; s++)
-	{
-		chain[s] = find_chain(&env, side[s] == BENCH_PATH_HEAP, depth,
-							  format[s]);
-		ns[s] = palloc(sizeof(double) * pairs);
-	}
-	ratio = palloc(sizeof(double) * pairs);
-	warmup = (int) Max(1, Min(iterations / 20, 5000));
-
-	for (int p = 0; p < pairs; p++)
+	for (int p = 0; p < a->pairs; p++)
 	{
 		for (int j = 0; j < 2; j++)
 		{
 			int			s = (p % 2 == 0) ? j : 1 - j;
 			BenchResult res;
 
-			measure(chain[s], env.snap[reader], reader, side[s], iterations,
-					warmup, 1, &res, NULL);
-			ns[s][p] = res.ns_per_op;
+			measure(chain[s], env->snap[a->reader], a->reader, a->side[s],
+					a->iterations, warmup, 1, &res, NULL);
+			a->ns[s][p] = res.ns_per_op;
 		}
-		ratio[p] = ns[1][p] / ns[0][p];
+		a->ratio[p] = a->ns[1][p] / a->ns[0][p];
 	}
-	bench_env_teardown(&env);
-	SPI_finish();
+	bench_env_teardown(env);
+}
+
+Datum
+minidb_bench_ab(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	AbArgs		a;
+	BenchEnv	env;
+	double	   *sorted[3];
+	int			pairs;
+
+	static const char *const argnames[8] =
+	{"a", "b", "depth", "reader", "pairs", "iterations", "a_format", "b_format"};
+
+	minidb_bench_check_caller();
+	for (int i = 0; i < 8; i++)
+		check_not_null(fcinfo, i, argnames[i]);
+	a.format[0] = parse_format(text_to_cstring(PG_GETARG_TEXT_PP(6)));
+	a.format[1] = parse_format(text_to_cstring(PG_GETARG_TEXT_PP(7)));
+	a.side[0] = parse_path(text_to_cstring(PG_GETARG_TEXT_PP(0)), true);
+	a.side[1] = parse_path(text_to_cstring(PG_GETARG_TEXT_PP(1)), true);
+	a.depth = PG_GETARG_INT32(2);
+	check_depth(a.depth);
+	a.reader = parse_reader(text_to_cstring(PG_GETARG_TEXT_PP(3)));
+	pairs = a.pairs = PG_GETARG_INT32(4);
+	if (pairs < 2 || pairs > BENCH_MAX_PAIRS)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("pairs must be between 2 and %d, not %d",
+						BENCH_MAX_PAIRS, pairs),
+				 errdetail("Quartiles of the per-pair ratio need at least two pairs.")));
+	a.iterations = PG_GETARG_INT32(5);
+	check_iterations(a.iterations);
+	check_fetches((int64) pairs * 2 * (a.iterations + Max(1, Min(a.iterations / 20, 5000))));
+
+	a.want_heap = (a.side[0] == BENCH_PATH_HEAP || a.side[1] == BENCH_PATH_HEAP);
+	a.nformats = 0;
+	for (int s = 0; s < 2; s++)
+		if (a.side[s] != BENCH_PATH_HEAP &&
+			(a.nformats == 0 || a.formats[0] != a.format[s]))
+			a.formats[a.nformats++] = a.format[s];
+	for (int s = 0; s < 2; s++)
+		a.ns[s] = palloc(sizeof(double) * pairs);
+	a.ratio = palloc(sizeof(double) * pairs);
+
+	InitMaterializedSRF(fcinfo, 0);
+	bench_env_init(&env, fcinfo);
+	bench_run(&env, ab_body, &a);
 
 	for (int p = 0; p < pairs; p++)
 	{
@@ -1411,9 +1849,9 @@ minidb_bench_ab(PG_FUNCTION_ARGS)
 		bool		nulls[7] = {0, 0, 0, 0, 1, 1, 1};
 
 		values[0] = Int32GetDatum(p + 1);
-		values[1] = Float8GetDatum(ns[0][p]);
-		values[2] = Float8GetDatum(ns[1][p]);
-		values[3] = Float8GetDatum(ratio[p]);
+		values[1] = Float8GetDatum(a.ns[0][p]);
+		values[2] = Float8GetDatum(a.ns[1][p]);
+		values[3] = Float8GetDatum(a.ratio[p]);
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values,
 							 nulls);
 	}
@@ -1428,7 +1866,7 @@ minidb_bench_ab(PG_FUNCTION_ARGS)
 		for (int k = 0; k < 3; k++)
 		{
 			sorted[k] = palloc(sizeof(double) * pairs);
-			memcpy(sorted[k], k < 2 ? ns[k] : ratio, sizeof(double) * pairs);
+			memcpy(sorted[k], k < 2 ? a.ns[k] : a.ratio, sizeof(double) * pairs);
 			qsort(sorted[k], pairs, sizeof(double), cmp_double);
 		}
 		q1 = quantile(sorted[2], pairs, 0.25);

@@ -479,6 +479,17 @@ extern void minidb_relation_vacuum(Relation rel, struct VacuumParams *params,
 extern const TableAmRoutine *minidb_routine(void);
 extern void minidb_check_relation(Relation rel, const char *caller);
 
+/*
+ * minidb_funcs.c: open a relation for the SQL functions that read raw
+ * records (minidb_chain, minidb_stats): ownership checked by OID before any
+ * lock is taken, then the relation kind and access method.
+ */
+extern Relation minidb_open_owned(Oid relid, const char *caller);
+
+/* bench.c: ERROR (naming the role) unless superuser or minidb_bench */
+#define MINIDB_BENCH_ROLE "minidb_bench"
+extern void minidb_bench_check_caller(void);
+
 /* ----------------------------------------------------------------
  * VACUUM, freezing and the visibility map (issue 6)
  *

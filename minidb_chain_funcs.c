@@ -12,7 +12,12 @@
  *
  * Each version's data is a single text attribute in heap's tuple format,
  * made by heap_form_tuple on a one-column descriptor.  The functions read
- * only the bytes they are given, so they are granted to PUBLIC.
+ * only the bytes they are given, so they are granted to PUBLIC; each call
+ * is bounded (versions, bytes, iterations) and its loops check for
+ * interrupts.  minidb_chain_walk_timing runs for as long as its caller
+ * asks (up to a bound), so it is for superusers and members of
+ * minidb_bench, as the benchmarks are (bench.c).  minidb_chain_build's
+ * result depends on minidb.record_format, so it is STABLE.
  *
  * Also here: minidb_chain_error_report, which turns chain.c's description
  * of a damaged record into ereport(ERROR, ERRCODE_DATA_CORRUPTED) for every
@@ -40,6 +45,7 @@
 #include "utils/tuplestore.h"
 
 #include "chain.h"
+#include "minidb_am.h"
 
 PG_FUNCTION_INFO_V1(minidb_chain_build);
 PG_FUNCTION_INFO_V1(minidb_chain_decode);
@@ -198,6 +204,9 @@ flags_text(uint16 flags)
  * ----------------------------------------------------------------
  */
 
+/* The largest V1 record minidb_chain_build makes (V2: its format's limit) */
+#define BUILD_MAX_V1_LEN	(256 * 1024)
+
 typedef struct BuildArgs
 {
 	int			n;
@@ -343,6 +352,7 @@ minidb_chain_build(PG_FUNCTION_ARGS)
 	MinidbVersionData *vs;
 	MinidbChainError err;
 	uint64		total;
+	uint32		maxlen;
 	char	   *rec;
 	uint32		len;
 	bytea	   *result;
@@ -354,14 +364,24 @@ minidb_chain_build(PG_FUNCTION_ARGS)
 	TupleDescInitEntry(desc, (AttrNumber) 1, "value", TEXTOID, -1, 0);
 	vs = palloc(sizeof(MinidbVersionData) * a.n);
 	for (i = 0; i < a.n; i++)
+	{
+		CHECK_FOR_INTERRUPTS();
 		vs[i] = version_from_value(desc, &a, i);
-	/* every intermediate record (build, then prepend) is shorter */
+	}
+	/*
+	 * Every intermediate record (build, then prepend) is shorter.  Each
+	 * prepend moves the record built so far, so the size is bounded to keep
+	 * the build's time bounded: V2's own limit, and BUILD_MAX_V1_LEN (far
+	 * more than a page holds) for V1.
+	 */
 	total = MAXALIGN(minidb_record_size(vs, a.n, minidb_record_format));
-	if (total > MaxAllocSize - VARHDRSZ)
+	maxlen = minidb_record_format == MINIDB_FORMAT_V2 ?
+		MINIDB_V2_MAX_LEN : BUILD_MAX_V1_LEN;
+	if (total > maxlen)
 		ereport(ERROR,
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-				 errmsg("chain of %d versions would take " UINT64_FORMAT " bytes",
-						a.n, total)));
+				 errmsg("chain of %d versions would take " UINT64_FORMAT " bytes, more than the %u a record of format v%d may take here",
+						a.n, total, maxlen, minidb_record_format)));
 
 	/* oldest first: build, then prepend each newer version in place */
 	rec = palloc(total);
@@ -468,7 +488,10 @@ decode_reference(ReturnSetInfo *rsinfo, const char *rec, uint32 len)
 	if (n < 0)
 		minidb_chain_error_report(&err, NULL);
 	for (i = 0; i < n; i++)
+	{
+		CHECK_FOR_INTERRUPTS();
 		emit_version(rsinfo, i, &vs[i], minidb_version_size(&vs[i]));
+	}
 }
 
 static void
@@ -485,6 +508,7 @@ decode_fast(ReturnSetInfo *rsinfo, char *rec, uint32 len)
 	{
 		MinidbVersionData v;
 
+		CHECK_FOR_INTERRUPTS();
 		minidb_version_get(rec, &ref, &v);
 		emit_version(rsinfo, ref.index, &v, ref.vh->vh_len);
 	}
@@ -540,6 +564,23 @@ minidb_chain_check(PG_FUNCTION_ARGS)
  */
 
 #define TIMING_ROUNDS 10
+#define TIMING_MAX_ITERATIONS 100000000
+
+/*
+ * The work of one call is bounded: iterations x (versions + bytes / 64),
+ * about what both walkers' reads cost, must not exceed TIMING_MAX_WORK
+ * (well under a minute).  The loops check for interrupts every
+ * TIMING_CHECK_WORK units of work (a load and a branch between batches,
+ * far below the clock's resolution of a round).
+ */
+#define TIMING_MAX_WORK		INT64CONST(1000000000)
+#define TIMING_CHECK_WORK	65536
+
+static int64
+timing_work_per_op(int nversions, uint32 len)
+{
+	return (int64) nversions + len / 64 + 1;
+}
 
 static bool
 visible_at(MinidbVersionHeader *vh, int index, void *arg)
@@ -556,23 +597,31 @@ now_ns(void)
 	return ts.tv_sec * 1e9 + ts.tv_nsec;
 }
 
-/* ns per read through the reference walker: decode all, copy, pick */
+/*
+ * ns per read through the reference walker: decode all, copy, pick.  Ops
+ * run in batches of batch, with an interrupt check between batches.
+ */
 static double
-time_reference(const char *rec, uint32 len, int target, int ops,
+time_reference(const char *rec, uint32 len, int target, int ops, int batch,
 			   MemoryContext scratch, int *found)
 {
 	double		start = now_ns();
 	MemoryContext old = MemoryContextSwitchTo(scratch);
-	int			i;
 
-	for (i = 0; i < ops; i++)
+	for (int done = 0; done < ops; done += batch)
 	{
-		MinidbVersionData *vs;
-		MinidbChainError err;
-		int			n = minidb_chain_decode_all(rec, len, &vs, &err);
+		int			end = Min(ops, done + batch);
 
-		*found = minidb_chain_pick_visible(vs, n, visible_at, &target);
-		MemoryContextReset(scratch);
+		for (int i = done; i < end; i++)
+		{
+			MinidbVersionData *vs;
+			MinidbChainError err;
+			int			n = minidb_chain_decode_all(rec, len, &vs, &err);
+
+			*found = minidb_chain_pick_visible(vs, n, visible_at, &target);
+			MemoryContextReset(scratch);
+		}
+		CHECK_FOR_INTERRUPTS();
 	}
 	MemoryContextSwitchTo(old);
 	return (now_ns() - start) / ops;
@@ -580,24 +629,30 @@ time_reference(const char *rec, uint32 len, int target, int ops,
 
 /* ns per read through the fast walker: find, then point at the version */
 static double
-time_fast(char *rec, uint32 len, int target, int ops, int *found)
+time_fast(char *rec, uint32 len, int target, int ops, int batch, int *found)
 {
 	double		start = now_ns();
 	volatile uint32 sink = 0;
-	int			i;
 
-	for (i = 0; i < ops; i++)
+	for (int done = 0; done < ops; done += batch)
 	{
-		MinidbVersionRef ref;
-		MinidbChainError err;
-		MinidbVersionData v;
+		int			end = Min(ops, done + batch);
 
-		*found = minidb_chain_find_visible(rec, len, visible_at, &target, &ref, &err);
-		if (*found >= 0)
+		for (int i = done; i < end; i++)
 		{
-			minidb_version_get(rec, &ref, &v);
-			sink += v.datalen;
+			MinidbVersionRef ref;
+			MinidbChainError err;
+			MinidbVersionData v;
+
+			*found = minidb_chain_find_visible(rec, len, visible_at, &target,
+											   &ref, &err);
+			if (*found >= 0)
+			{
+				minidb_version_get(rec, &ref, &v);
+				sink += v.datalen;
+			}
 		}
+		CHECK_FOR_INTERRUPTS();
 	}
 	(void) sink;
 	return (now_ns() - start) / ops;
@@ -646,25 +701,38 @@ minidb_chain_walk_timing(PG_FUNCTION_ARGS)
 	char	   *rec;
 	int			iterations;
 	int			ops;
+	int			batch;
 	int			n;
 	int			target;
 	int			found_ref = -1;
 	int			found_fast = -1;
 	int			r;
+	int64		max_iterations;
 
+	minidb_bench_check_caller();
 	if (PG_ARGISNULL(0) || PG_ARGISNULL(1))
 		ereport(ERROR,
 				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
 				 errmsg("chain and iterations must not be NULL")));
 	rec = aligned_copy(PG_GETARG_BYTEA_PP(0), &len);
 	iterations = PG_GETARG_INT32(1);
-	if (iterations < TIMING_ROUNDS || iterations > 100000000)
+	if (iterations < TIMING_ROUNDS || iterations > TIMING_MAX_ITERATIONS)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("iterations must be between %d and 100000000", TIMING_ROUNDS)));
+				 errmsg("iterations must be between %d and %d", TIMING_ROUNDS,
+						TIMING_MAX_ITERATIONS)));
 	if (!minidb_record_validate(rec, len, &err))
 		minidb_chain_error_report(&err, NULL);
 	n = minidb_record_header(rec)->rh_nversions;
+	max_iterations = TIMING_MAX_WORK / timing_work_per_op(n, len);
+	if (iterations > max_iterations)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("at most " INT64_FORMAT " iterations for a chain of %d versions and %u bytes, not %d",
+						Max(max_iterations, TIMING_ROUNDS), n, len, iterations),
+				 errdetail("A call is bounded: iterations times (versions + bytes / 64) may not exceed " INT64_FORMAT ".",
+						   TIMING_MAX_WORK)));
+	batch = (int) Max(1, TIMING_CHECK_WORK / timing_work_per_op(n, len));
 	target = PG_ARGISNULL(2) ? n - 1 : PG_GETARG_INT32(2);
 	if (target < -1 || target >= n)
 		ereport(ERROR,
@@ -676,18 +744,20 @@ minidb_chain_walk_timing(PG_FUNCTION_ARGS)
 									ALLOCSET_DEFAULT_SIZES);
 	ops = iterations / TIMING_ROUNDS;
 	/* warm up both paths */
-	time_reference(rec, len, target, Min(ops, 100), scratch, &found_ref);
-	time_fast(rec, len, target, Min(ops, 100), &found_fast);
+	time_reference(rec, len, target, Min(ops, 100), batch, scratch,
+				   &found_ref);
+	time_fast(rec, len, target, Min(ops, 100), batch, &found_fast);
 	for (r = 0; r < TIMING_ROUNDS; r++)
 	{
 		bool		ref_first = (r % 4 == 0 || r % 4 == 3);
 
-		CHECK_FOR_INTERRUPTS();
 		if (ref_first)
-			ref_ns[r] = time_reference(rec, len, target, ops, scratch, &found_ref);
-		fast_ns[r] = time_fast(rec, len, target, ops, &found_fast);
+			ref_ns[r] = time_reference(rec, len, target, ops, batch, scratch,
+									   &found_ref);
+		fast_ns[r] = time_fast(rec, len, target, ops, batch, &found_fast);
 		if (!ref_first)
-			ref_ns[r] = time_reference(rec, len, target, ops, scratch, &found_ref);
+			ref_ns[r] = time_reference(rec, len, target, ops, batch, scratch,
+									   &found_ref);
 	}
 	if (found_ref != found_fast)
 		elog(ERROR, "walkers disagree: reference found %d, fast found %d",

@@ -24,22 +24,51 @@
 #include "miscadmin.h"
 #include "utils/acl.h"
 #include "utils/builtins.h"
+#include "utils/lsyscache.h"
 #include "utils/snapmgr.h"
 
 #include "minidb_am.h"
 
 PG_FUNCTION_INFO_V1(minidb_chain);
 
-/* Open rel for reading raw records: owner or superuser, minidb only */
-static Relation
-open_for_inspection(Oid relid, const char *caller)
+/* ERROR unless the current user owns relid (or is a superuser) */
+static void
+check_owner(Oid relid)
 {
-	Relation	rel = relation_open(relid, AccessShareLock);
+	char	   *relname;
 
-	if (!pg_class_ownercheck(relid, GetUserId()))
-		aclcheck_error(ACLCHECK_NOT_OWNER,
-					   get_relkind_objtype(rel->rd_rel->relkind),
-					   RelationGetRelationName(rel));
+	/* raises undefined_table for an OID that names no relation */
+	if (pg_class_ownercheck(relid, GetUserId()))
+		return;
+	relname = get_rel_name(relid);
+	if (relname == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_TABLE),
+				 errmsg("relation with OID %u does not exist", relid)));
+	aclcheck_error(ACLCHECK_NOT_OWNER,
+				   get_relkind_objtype(get_rel_relkind(relid)), relname);
+}
+
+/*
+ * Open rel for reading raw records: owner or superuser, minidb only.  The
+ * owner is checked by OID before the relation is opened, so that nobody
+ * else can take a lock on it (or queue behind an exclusive one, holding up
+ * everybody after them); and again once locked, since the owner may have
+ * changed while we waited (ALTER TABLE ... OWNER TO takes an exclusive
+ * lock).
+ */
+Relation
+minidb_open_owned(Oid relid, const char *caller)
+{
+	Relation	rel;
+
+	check_owner(relid);
+	rel = try_relation_open(relid, AccessShareLock);
+	if (rel == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_TABLE),
+				 errmsg("relation with OID %u does not exist", relid)));
+	check_owner(relid);
 	minidb_check_relation(rel, caller);
 	return rel;
 }
@@ -134,7 +163,7 @@ minidb_chain(PG_FUNCTION_ARGS)
 	Buffer		pin = InvalidBuffer;
 
 	InitMaterializedSRF(fcinfo, 0);
-	cr.rel = open_for_inspection(PG_GETARG_OID(0), "minidb_chain");
+	cr.rel = minidb_open_owned(PG_GETARG_OID(0), "minidb_chain");
 	cr.tid = tid;
 	cr.store = rsinfo->setResult;
 	cr.desc = rsinfo->setDesc;

@@ -22,6 +22,13 @@
  * The horizon is GlobalVisTestFor(rel) now, the one VACUUM would prune to;
  * minidb_horizon() (sqlsrc/30_vacuum.sql) names what holds it back.
  *
+ * The records are read in the shared buffer under a share lock, and the
+ * visibility checks may set hint bits there, as any reader's do: through
+ * minidb_set_hint with the buffer (MarkBufferDirtyHint, after heap's
+ * commit-LSN check), never by writing the flags directly.  Only the owner
+ * of the table (or a superuser) may call it; the owner is checked before
+ * the table is locked (minidb_open_owned).
+ *
  * Copyright (c) 2026, minidb_am developers
  *
  *-------------------------------------------------------------------------
@@ -91,12 +98,7 @@ minidb_stats(PG_FUNCTION_ARGS)
 	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
 		elog(ERROR, "return type must be a row type");
 
-	rel = relation_open(relid, AccessShareLock);
-	if (!pg_class_ownercheck(relid, GetUserId()))
-		aclcheck_error(ACLCHECK_NOT_OWNER,
-					   get_relkind_objtype(rel->rd_rel->relkind),
-					   RelationGetRelationName(rel));
-	minidb_check_relation(rel, "minidb_stats");
+	rel = minidb_open_owned(relid, "minidb_stats");
 
 	strategy = GetAccessStrategy(BAS_BULKREAD);
 	vistest = GlobalVisTestFor(rel);
@@ -139,7 +141,7 @@ minidb_stats(PG_FUNCTION_ARGS)
 			len = ItemIdGetLength(lp);
 			records++;
 			bytes += len;
-			nkeep = minidb_prune_plan(rec, len, vistest, InvalidBuffer, keep,
+			nkeep = minidb_prune_plan(rec, len, vistest, buffer, keep,
 									  &n, &floor);
 			if (nkeep < 0)
 			{
@@ -157,7 +159,7 @@ minidb_stats(PG_FUNCTION_ARGS)
 				UnlockReleaseBuffer(buffer);
 				minidb_report_corruption(rel, &tid, &err);
 			}
-			if (minidb_record_is_dead(rec, len, vistest, InvalidBuffer, NULL))
+			if (minidb_record_is_dead(rec, len, vistest, buffer, NULL))
 				dead += n;
 			else
 			{

@@ -26,7 +26,9 @@ EXCEPTION WHEN others THEN
 		CASE WHEN hint <> '' THEN ' [' || hint || ']' ELSE '' END;
 END $$;
 
--- Shapes: arguments, defaults, results, SECURITY DEFINER, fixed search_path
+-- Shapes: arguments, defaults, results, fixed search_path; not SECURITY
+-- DEFINER (they run as the caller; only their dblink calls run as the
+-- owner, see sql/security.sql)
 SELECT p.proname, pg_get_function_arguments(p.oid) AS arguments,
        pg_get_function_result(p.oid) AS result,
        p.prosecdef, p.proconfig, p.provolatile, p.proparallel
@@ -34,7 +36,9 @@ FROM pg_proc p
 WHERE p.proname LIKE 'minidb\_bench\_%'
 ORDER BY p.proname;
 
--- Nobody but superusers and minidb_bench members may execute them
+-- EXECUTE is granted to PUBLIC: the functions refuse callers that are
+-- neither superusers nor members of minidb_bench themselves, naming the
+-- role (below)
 SELECT p.proname,
        has_function_privilege('public', p.oid, 'EXECUTE') AS public_may,
        has_function_privilege('minidb_bench', p.oid, 'EXECUTE') AS minidb_bench_may
@@ -164,7 +168,8 @@ DROP EXTENSION dblink;
 SELECT pg_temp.try($$SELECT * FROM minidb_bench_chain_depth('{1}', 10)$$);
 CREATE EXTENSION dblink;
 
--- Privileges: a member of minidb_bench may run them, anybody else may not
+-- Privileges: a member of minidb_bench may run them, anybody else is told
+-- which role to ask for
 SET client_min_messages = warning;
 DROP ROLE IF EXISTS regress_minidb_bench_member;
 DROP ROLE IF EXISTS regress_minidb_bench_nobody;

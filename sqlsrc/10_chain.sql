@@ -4,6 +4,7 @@
 -- Defaults: xids 1000 for the oldest version, one more for each newer one;
 -- cids 0; no hint flags.  flags elements are comma-separated names among
 -- committed, aborted, frozen, tombstone, moved; markers take a NULL value.
+-- STABLE, not IMMUTABLE: the record's format is minidb.record_format's.
 CREATE FUNCTION minidb_chain_build(vals text[],
                                    xids xid[] DEFAULT NULL,
                                    cids cid[] DEFAULT NULL,
@@ -11,7 +12,7 @@ CREATE FUNCTION minidb_chain_build(vals text[],
                                    successor tid DEFAULT NULL)
 RETURNS bytea
 AS 'MODULE_PATHNAME', 'minidb_chain_build'
-LANGUAGE C IMMUTABLE PARALLEL SAFE;
+LANGUAGE C STABLE PARALLEL SAFE;
 
 COMMENT ON FUNCTION minidb_chain_build(text[], xid[], cid[], text[], tid) IS
 'build a minidb chain record (bytea) from values, newest first';
@@ -40,6 +41,9 @@ COMMENT ON FUNCTION minidb_chain_check(bytea) IS
 
 -- Time both walkers finding the version at visible_position (default: the
 -- oldest; -1: none visible).  Rounds alternate ABBA; median and minimum ns.
+-- It runs as long as asked (bounded: iterations x (versions + bytes / 64)
+-- <= 10^9), so only superusers and members of minidb_bench may call it: the
+-- function checks, and names the role in its error.
 CREATE FUNCTION minidb_chain_walk_timing(chain bytea,
                                          iterations int DEFAULT 100000,
                                          visible_position int DEFAULT NULL)
@@ -52,8 +56,9 @@ COMMENT ON FUNCTION minidb_chain_walk_timing(bytea, int, int) IS
 'time the reference and fast walkers on one chain record (ns per read)';
 
 -- These functions read only the bytes they are given, never a table, so
--- every role may call them.  Said explicitly, so that a reader (and the
--- pgTAP privilege tests) need not rely on the default.
+-- every role may call them (minidb_chain_walk_timing checks its caller
+-- itself).  Said explicitly, so that a reader (and the pgTAP privilege
+-- tests) need not rely on the default.
 REVOKE ALL ON FUNCTION minidb_chain_build(text[], xid[], cid[], text[], tid) FROM PUBLIC;
 REVOKE ALL ON FUNCTION minidb_chain_decode(bytea, text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION minidb_chain_check(bytea) FROM PUBLIC;

@@ -9,7 +9,7 @@
 \pset pager off
 
 BEGIN;
-SELECT plan(46);
+SELECT plan(47);
 
 SELECT has_extension('minidb_am', 'extension minidb_am is installed');
 
@@ -21,7 +21,8 @@ SELECT function_returns('public', 'minidb_chain_build',
 SELECT function_lang_is('public', 'minidb_chain_build',
 	ARRAY['text[]', 'xid[]', 'cid[]', 'text[]', 'tid'], 'c', 'minidb_chain_build is written in C');
 SELECT volatility_is('public', 'minidb_chain_build',
-	ARRAY['text[]', 'xid[]', 'cid[]', 'text[]', 'tid'], 'immutable', 'minidb_chain_build is immutable');
+	ARRAY['text[]', 'xid[]', 'cid[]', 'text[]', 'tid'], 'stable',
+	'minidb_chain_build is stable (its record format is minidb.record_format''s)');
 SELECT isnt_strict('public', 'minidb_chain_build',
 	ARRAY['text[]', 'xid[]', 'cid[]', 'text[]', 'tid'], 'minidb_chain_build is not strict (NULL arguments mean defaults)');
 SELECT isnt_definer('public', 'minidb_chain_build',
@@ -92,7 +93,8 @@ SELECT is((SELECT count(*) FROM pg_depend d
 	4::bigint, 'the four chain functions belong to the extension');
 
 -- Privileges: every role may call them (they read only the bytes given),
--- granted explicitly to PUBLIC
+-- granted explicitly to PUBLIC; minidb_chain_walk_timing, which runs as long
+-- as asked, then refuses callers outside minidb_bench itself, naming the role
 CREATE ROLE minidb_tap_nobody NOLOGIN NOINHERIT;
 SELECT function_privs_are('public', 'minidb_chain_build', ARRAY['text[]', 'xid[]', 'cid[]', 'text[]', 'tid'],
 	'minidb_tap_nobody', ARRAY['EXECUTE'], 'an unprivileged role may execute minidb_chain_build');
@@ -125,12 +127,20 @@ FROM minidb_chain_decode(:'nobody_chain', 'fast') \gset
 SELECT string_agg(value, ',' ORDER BY position) AS nobody_reference
 FROM minidb_chain_decode(:'nobody_chain', 'reference') \gset
 SELECT valid AS nobody_valid FROM minidb_chain_check(:'nobody_chain') \gset
-SELECT count(*) AS nobody_timing FROM minidb_chain_walk_timing(:'nobody_chain', 10) \gset
 RESET ROLE;
 SELECT is(:'nobody_fast'::text, 'b,a'::text, 'an unprivileged role builds and decodes through the fast walker');
 SELECT is(:'nobody_reference'::text, 'b,a'::text, 'an unprivileged role decodes through the reference walker');
 SELECT ok(:'nobody_valid'::bool, 'an unprivileged role checks a chain');
-SELECT is(:'nobody_timing'::int, 2, 'an unprivileged role times both walkers');
+SET ROLE minidb_tap_nobody;
+SELECT throws_ok(format('SELECT * FROM minidb_chain_walk_timing(%L::bytea, 10)', :'nobody_chain'),
+	'42501', 'permission denied for the minidb benchmark functions',
+	'an unprivileged role may not time the walkers (it would choose how long the call runs)');
+RESET ROLE;
+CREATE ROLE minidb_tap_bench NOLOGIN IN ROLE minidb_bench;
+SET ROLE minidb_tap_bench;
+SELECT count(*) AS member_timing FROM minidb_chain_walk_timing(:'nobody_chain', 10) \gset
+RESET ROLE;
+SELECT is(:'member_timing'::int, 2, 'a member of minidb_bench times both walkers');
 
 -- Nothing else of ours is callable by PUBLIC by accident: every function of
 -- the extension that PUBLIC may execute is one of the four above or the
