@@ -13,6 +13,8 @@
 #   fuzz, plantedbug 1 each
 #   regress          one per sql/*.sql file (pg_regress "... ok|FAILED")
 #   isolation        one per specs/*.spec file
+#   isoheap          one per spec marked "# oracle: heap", run with heap
+#                    tables against the same expected file
 #   pgtap            one per assertion in test/pgtap/*.sql
 #   tap              one per top-level assertion in t/*.pl
 # A suite whose runner fails without reporting a failed test (a crash, a
@@ -210,6 +212,19 @@ if ls specs/*.spec >/dev/null 2>&1; then
 else
     record isolation 0 0 "no specs"
 fi
+
+# ---------------------------------------------------------------- heap oracle
+section "isoheap (specs marked '# oracle: heap', run USING heap)"
+as_pg env PGHOST="$PGHOST" PGPORT="$PGPORT" PGUSER="$PGUSER" \
+    "$TREE/test/isolation/heap_oracle.sh" "$WORK/heap_oracle" >"$LOG/isoheap.log" 2>&1
+rc=$?
+count_regress "$LOG/isoheap.log"
+grep -E '\.\.\. ' "$LOG/isoheap.log"
+if [ "$F" -gt 0 ] || [ $rc -ne 0 ]; then
+    [ -f "$WORK/heap_oracle/out/regression.diffs" ] && head -60 "$WORK/heap_oracle/out/regression.diffs"
+    runner_failed $rc && tail -10 "$LOG/isoheap.log"
+fi
+record isoheap "$P" "$F" "expected outputs are heap's"
 
 # ---------------------------------------------------------------- differential
 section "diff (test/diff/run.sh, heap vs minidb)"

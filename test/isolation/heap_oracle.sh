@@ -5,8 +5,9 @@
 # expected output (expected/NAME.out, which `make isolationcheck` compares
 # minidb's run against) must be exactly what the same spec prints when its
 # tables are heap tables.  This runs every such spec with "USING minidb"
-# replaced by "USING heap" against the server in PGHOST/PGPORT and compares
-# with the same expected file.  With --generate it writes heap's output
+# replaced by "USING heap" (and minidb_row_locks() by pgrowlocks(), the
+# function it mirrors) against the server in PGHOST/PGPORT and compares with
+# the same expected file.  With --generate it writes heap's output
 # into expected/ instead: how the expected files of these specs are made.
 #
 # Prints pg_regress's "test NAME ... ok|FAILED" lines; exit status non-zero
@@ -24,7 +25,8 @@ specs=()
 for f in "$REPO"/specs/*.spec; do
     grep -q '^# oracle: heap' "$f" || continue
     name=$(basename "$f" .spec)
-    sed 's/USING minidb/USING heap/g' "$f" >"$WORK/specs/$name.spec"
+    sed -e 's/USING minidb/USING heap/g' -e 's/minidb_row_locks(/pgrowlocks(/g' \
+        "$f" >"$WORK/specs/$name.spec"
     if [ -f "$REPO/expected/$name.out" ]; then
         cp "$REPO/expected/$name.out" "$WORK/expected/"
     else
