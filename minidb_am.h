@@ -247,6 +247,7 @@ extern Size minidb_materialized_size(const MinidbVersionData *v);
 extern void minidb_write_tuple(HeapTupleHeader td, const MinidbVersionData *v,
 							   TransactionId xmax, ItemPointer tid);
 extern void minidb_tuplebuf_init(MinidbTupleBuf *buf, MemoryContext cxt);
+extern void minidb_tuple_set_lockers(HeapTupleHeader td, const char *rec);
 extern HeapTuple minidb_materialize_data(MinidbTupleBuf *buf,
 										 const MinidbVersionData *v,
 										 TransactionId xmax, ItemPointer tid,

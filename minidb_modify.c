@@ -33,6 +33,8 @@
 #include "access/xlog.h"
 #include "catalog/catalog.h"
 #include "catalog/pg_publication.h"
+#include "catalog/pg_trigger.h"
+#include "commands/trigger.h"
 #include "nodes/bitmapset.h"
 #include "pgstat.h"
 #include "storage/bufmgr.h"
@@ -769,23 +771,49 @@ write_update(UpdateTarget *ut, bool try_in_place, bool *in_place)
 }
 
 /*
+ * Will AFTER row triggers fetch this table's rows by TID later, so that an
+ * UPDATE must give the new row a TID of its own?  An AFTER UPDATE trigger
+ * fetches the old and the new row, which need a TID each, and an AFTER
+ * INSERT trigger (deferred ones fire at commit) must find the row as it was
+ * inserted, not as a later UPDATE left it in place.  The foreign-key
+ * triggers of a referenced table are the exception: they are queued only
+ * for an UPDATE that changes the key (RI_FKey_pk_upd_check_required), and
+ * one that stays in place changes no indexed column, keys included.
+ * (Transition tables need no such help: the old row is read right after the
+ * update, while the active snapshot still sees it.)
+ */
+static bool
+triggers_need_own_tids(Relation rel)
+{
+	TriggerDesc *trigdesc = rel->trigdesc;
+
+	if (trigdesc == NULL ||
+		!(trigdesc->trig_update_after_row || trigdesc->trig_insert_after_row))
+		return false;
+	for (int i = 0; i < trigdesc->numtriggers; i++)
+	{
+		Trigger    *trig = &trigdesc->triggers[i];
+
+		if (!TRIGGER_FOR_ROW(trig->tgtype) || !TRIGGER_FOR_AFTER(trig->tgtype) ||
+			!(TRIGGER_FOR_UPDATE(trig->tgtype) ||
+			  TRIGGER_FOR_INSERT(trig->tgtype)))
+			continue;
+		if (trig->tgisinternal &&
+			RI_FKey_trigger_type(trig->tgfoid) == RI_TRIGGER_PK)
+			continue;
+		return true;
+	}
+	return false;
+}
+
+/*
  * May this update prepend in place (same TID, no index entries)?  Not if it
- * changes an indexed column.  Not either when AFTER row triggers will fetch
- * rows by TID later: an AFTER UPDATE trigger fetches the old and the new
- * row, which need a TID each, and an AFTER INSERT trigger (deferred ones
- * fire at commit) must find the row as inserted, not as later updated in
- * place.  (Transition tables need no such help: the old row is read right
- * after the update, when the active snapshot still sees it.)
+ * changes an indexed column, nor when triggers need TIDs of their own.
  */
 static bool
 update_may_stay(Relation rel, Bitmapset *changed, Bitmapset *hot_attrs)
 {
-	if (bms_overlap(changed, hot_attrs))
-		return false;
-	if (rel->trigdesc && (rel->trigdesc->trig_update_after_row ||
-						  rel->trigdesc->trig_insert_after_row))
-		return false;
-	return true;
+	return !bms_overlap(changed, hot_attrs) && !triggers_need_own_tids(rel);
 }
 
 /* What an UPDATE learns from the version it supersedes */

@@ -72,9 +72,9 @@ rows_reset(MinidbPageRows *rows)
 	rows->maxoff = InvalidOffsetNumber;
 }
 
-/* Append version v of the record at tid to the page's rows */
+/* Append version v of the record rec at tid to the page's rows */
 static void
-rows_append(MinidbScanDesc scan, const MinidbVersionData *v,
+rows_append(MinidbScanDesc scan, const char *rec, const MinidbVersionData *v,
 			TransactionId xmax, ItemPointer tid)
 {
 	MinidbPageRows *rows = &scan->rows;
@@ -82,6 +82,7 @@ rows_append(MinidbScanDesc scan, const MinidbVersionData *v,
 	char	   *dst = arena_reserve(scan, len);
 
 	minidb_write_tuple((HeapTupleHeader) dst, v, xmax, tid);
+	minidb_tuple_set_lockers((HeapTupleHeader) dst, rec);
 	rows->offsets[rows->nrows] = ItemPointerGetOffsetNumber(tid);
 	rows->starts[rows->nrows] = rows->arena_used;
 	rows->lens[rows->nrows] = len;
@@ -112,7 +113,7 @@ collect_record(MinidbScanDesc scan, Buffer buffer, Page page, OffsetNumber off)
 		minidb_ssi_lock_version(scan->base.rs_rd, &tid,
 								scan->base.rs_snapshot, ref.vh->vh_xmin);
 	minidb_version_get(rec, &ref, &v);
-	rows_append(scan, &v, xmax, &tid);
+	rows_append(scan, rec, &v, xmax, &tid);
 }
 
 /*
@@ -593,7 +594,7 @@ analyze_record(MinidbScanDesc scan, Buffer buffer, OffsetNumber off,
 			MinidbVersionData v;
 
 			minidb_version_get(rec, &ref, &v);
-			rows_append(scan, &v, InvalidTransactionId, &tid);
+			rows_append(scan, rec, &v, InvalidTransactionId, &tid);
 			scan->analyze_live += 1;
 			have_row = true;
 		}

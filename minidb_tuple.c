@@ -78,6 +78,43 @@ minidb_write_tuple(HeapTupleHeader td, const MinidbVersionData *v,
 	memcpy((char *) td + hoff, v->data, v->datalen);
 }
 
+/*
+ * A version no newer version has ended shows the row's lockers as its
+ * xmax, as heap shows a locked tuple's: the locker (or multixact) with
+ * heap's lock-only infomask bits for its mode.  Like heap's, the value
+ * stays after the locker ends, until VACUUM forgets it.
+ */
+void
+minidb_tuple_set_lockers(HeapTupleHeader td, const char *rec)
+{
+	const MinidbRecordHeader *rh = minidb_record_header(rec);
+	uint16		bits;
+
+	if (!(td->t_infomask & HEAP_XMAX_INVALID) ||
+		rh->rh_lockmode == MINIDB_LOCK_NONE ||
+		!TransactionIdIsValid(rh->rh_locker))
+		return;
+	switch (rh->rh_lockmode)
+	{
+		case MINIDB_LOCK_KEYSHARE:
+			bits = HEAP_XMAX_KEYSHR_LOCK;
+			break;
+		case MINIDB_LOCK_SHARE:
+			bits = HEAP_XMAX_SHR_LOCK;
+			break;
+		default:
+			bits = HEAP_XMAX_EXCL_LOCK;
+			break;
+	}
+	td->t_infomask &= ~HEAP_XMAX_INVALID;
+	td->t_infomask |= HEAP_XMAX_LOCK_ONLY | bits;
+	if (rh->rh_flags & MINIDB_REC_LOCK_MULTI)
+		td->t_infomask |= HEAP_XMAX_IS_MULTI;
+	else if (rh->rh_lockmode == MINIDB_LOCK_EXCLUSIVE)
+		td->t_infomask2 |= HEAP_KEYS_UPDATED;
+	HeapTupleHeaderSetXmax(td, rh->rh_locker);
+}
+
 static void
 fill_tuple(HeapTuple tuple, HeapTupleHeader td, Size len, ItemPointer tid,
 		   Oid tableoid)
@@ -120,8 +157,12 @@ minidb_materialize(MinidbTupleBuf *buf, const char *rec,
 {
 	MinidbVersionData v;
 
+	HeapTuple	tuple;
+
 	minidb_version_get(rec, ref, &v);
-	return minidb_materialize_data(buf, &v, xmax, tid, tableoid);
+	tuple = minidb_materialize_data(buf, &v, xmax, tid, tableoid);
+	minidb_tuple_set_lockers(tuple->t_data, rec);
+	return tuple;
 }
 
 /* Materialize into a fresh palloc'd heap tuple (one chunk, like heap_copytuple) */
@@ -140,6 +181,7 @@ minidb_materialize_copy(const char *rec, const MinidbVersionRef *ref,
 					 xmax, tid);
 	fill_tuple(tuple, (HeapTupleHeader) ((char *) tuple + HEAPTUPLESIZE), len,
 			   tid, tableoid);
+	minidb_tuple_set_lockers(tuple->t_data, rec);
 	return tuple;
 }
 
