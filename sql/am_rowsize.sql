@@ -144,6 +144,23 @@ SELECT f, n, t.* FROM unnest(ARRAY[10, 50, 100]) f,
   LATERAL try(format('INSERT INTO %%1$s_ff%s SELECT g, noise(g, %s) FROM generate_series(1, 3) g', f, n)) t
   ORDER BY f, n;
 SELECT f, same('ff' || f) FROM unnest(ARRAY[10, 50, 100]) f;
+-- a rewrite (VACUUM FULL) keeps the fillfactor's room too: afterwards a
+-- row that grows a little stays on its page (heap: a HOT update; minidb:
+-- in place)
+SELECT * FROM try('CREATE TABLE %1$s_ffr (id int, b text) USING %1$s WITH (fillfactor = 50, autovacuum_enabled = off)');
+SELECT * FROM try('INSERT INTO %1$s_ffr SELECT g, repeat(''r'', 200) FROM generate_series(1, 300) g');
+VACUUM FULL h_ffr;
+VACUUM FULL m_ffr;
+CREATE TABLE blocks AS
+  SELECT 'h' AS am, id, (ctid::text::point)[0] AS blk FROM h_ffr
+  UNION ALL SELECT 'm', id, (ctid::text::point)[0] FROM m_ffr;
+SELECT * FROM try('UPDATE %1$s_ffr SET b = b || ''+'' WHERE id %% 10 = 0');
+SELECT b.am, count(*) FILTER (WHERE b.blk <> (t.ctid::text::point)[0]) AS moved_to_another_page
+  FROM blocks b JOIN (SELECT 'h' AS am, id, ctid FROM h_ffr
+                      UNION ALL SELECT 'm', id, ctid FROM m_ffr) t USING (am, id)
+  GROUP BY b.am ORDER BY b.am;
+SELECT same('ffr');
+
 -- 7. UPDATE: rows that grow past the limit, versions that do not fit in
 -- place, and a row updated near the limit again and again
 SELECT * FROM try('CREATE TABLE %1$s_upd (id int PRIMARY KEY, k int, b text) USING %1$s WITH (autovacuum_enabled = off)');
