@@ -466,6 +466,9 @@ extern void minidb_index_validate_scan(Relation table_rel,
 									   Snapshot snapshot,
 									   struct ValidateIndexState *state);
 extern bool minidb_relation_needs_toast_table(Relation rel);
+extern uint64 minidb_tuple_record_len(HeapTuple tup);
+extern HeapTuple minidb_toast_to_fit(Relation rel, HeapTuple tup,
+									 int options);
 extern void minidb_relation_estimate_size(Relation rel, int32 *attr_widths,
 										  BlockNumber *pages, double *tuples,
 										  double *allvisfrac);

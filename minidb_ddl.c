@@ -16,6 +16,7 @@
  */
 #include "postgres.h"
 
+#include "access/detoast.h"
 #include "access/genam.h"
 #include "access/heaptoast.h"
 #include "access/htup_details.h"
@@ -38,6 +39,7 @@
 #include "utils/builtins.h"
 #include "utils/datum.h"
 #include "utils/hsearch.h"
+#include "utils/lsyscache.h"
 #include "utils/tuplesort.h"
 #include "utils/memutils.h"
 #include "utils/snapmgr.h"
@@ -142,11 +144,16 @@ rewrite_flush(RewriteWriter *rw)
 	rw->has_page = false;
 }
 
+/* A page takes records while it keeps the fillfactor's room, as heap's */
 static void
 rewrite_add(RewriteWriter *rw, const char *rec, uint32 len)
 {
+	Size		keep_free = RelationGetTargetPageFreeSpace(rw->rel,
+														   HEAP_DEFAULT_FILLFACTOR);
+
 	if (rw->has_page &&
-		minidb_page_free_for_insert((Page) rw->page.data) < MAXALIGN(len))
+		minidb_page_free_for_insert((Page) rw->page.data) <
+		MAXALIGN(len) + keep_free)
 		rewrite_flush(rw);
 	if (!rw->has_page)
 	{
@@ -394,6 +401,158 @@ minidb_relation_needs_toast_table(Relation rel)
 	tuple_length = MAXALIGN(SizeofHeapTupleHeader + BITMAPLEN(tupdesc->natts)) +
 		MAXALIGN(data_length);
 	return tuple_length > TOAST_TUPLE_THRESHOLD;
+}
+
+/* ----------------------------------------------------------------
+ * Rows near the page size
+ * ----------------------------------------------------------------
+ */
+
+/* Length of the one-version record that would hold tup */
+uint64
+minidb_tuple_record_len(HeapTuple tup)
+{
+	MinidbVersionData v;
+
+	minidb_version_from_tuple(tup, InvalidTransactionId, 0, &v);
+	return minidb_record_size(&v, 1, minidb_record_format);
+}
+
+/* May column att's value be compressed or moved out of line here, pass? */
+static bool
+fit_candidate(Form_pg_attribute att, Datum value, int pass, bool has_toast)
+{
+	struct varlena *ptr = (struct varlena *) DatumGetPointer(value);
+	bool		plain = (att->attstorage == TYPSTORAGE_PLAIN);
+
+	if (VARATT_IS_EXTERNAL(ptr) ||
+		VARSIZE_ANY(ptr) <= MAXALIGN(TOAST_POINTER_SIZE))
+		return false;
+	switch (pass)
+	{
+		case 1:					/* heap's last pass, to our limit */
+			return !plain && has_toast;
+		case 2:					/* SET STORAGE PLAIN: compress */
+			return plain && !VARATT_IS_COMPRESSED(ptr) &&
+				TypeIsToastable(att->atttypid);
+		default:				/* SET STORAGE PLAIN: out of line */
+			return plain && has_toast && TypeIsToastable(att->atttypid);
+	}
+}
+
+/*
+ * Make tup fit a minidb page if heap's toaster left it too big for one.
+ *
+ * heap_toast_insert_or_update works to heap's limits: it leaves MAIN values
+ * inline while the tuple fits a heap page (TOAST_TUPLE_TARGET_MAIN), and
+ * never touches PLAIN columns.  A minidb record carries more header than a
+ * heap tuple, and a page keeps a marker reserve and a special area, so a
+ * tuple that heap just fits may be too big for us.  Then, and only then,
+ * we go on, biggest value first, until the record fits:
+ *	 1. values of non-PLAIN columns still inline go out of line (heap's last
+ *		pass, to our limit);
+ *	 2. values of PLAIN columns whose type is toastable (a column SET
+ *		STORAGE PLAIN) are compressed;
+ *	 3. the same go out of line.
+ * A type whose own storage is PLAIN is never touched.  Every reader of a
+ * toastable type copes with 2 and 3: heap's PLAIN columns hold compressed
+ * values too (copied from elsewhere), and readers detoast what they read.
+ * Rows below heap's limits are stored exactly as heap stores them, so
+ * pg_column_size() and pg_column_compression() agree with heap there.
+ *
+ * Returns tup itself when nothing changed; otherwise a new tuple (tup is
+ * left to the caller).  A tuple heap would refuse (longer than
+ * MaxHeapTupleSize after heap's toaster) gets heap's error.  If nothing
+ * helps, the record stays too big and the caller reports "row is too big"
+ * with minidb's limit: rows of values that cannot be toasted (fixed-width
+ * or PLAIN types) hold up to 48 bytes less than heap's.
+ */
+HeapTuple
+minidb_toast_to_fit(Relation rel, HeapTuple tup, int options)
+{
+	TupleDesc	desc = RelationGetDescr(rel);
+	int			natts = desc->natts;
+	bool		has_toast = OidIsValid(rel->rd_rel->reltoastrelid);
+	HeapTuple	result = tup;
+	Datum	   *values;
+	bool	   *isnull;
+	bool	   *mine;
+	bool	   *tried;
+
+	/* a row heap refuses, we refuse with heap's words */
+	if (MAXALIGN(tup->t_len) > MaxHeapTupleSize)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("row is too big: size %zu, maximum size %zu",
+						MAXALIGN(tup->t_len), MaxHeapTupleSize)));
+	if (minidb_tuple_record_len(tup) <= MINIDB_MAX_RECORD_LEN)
+		return tup;
+	values = palloc(natts * sizeof(Datum));
+	isnull = palloc(natts * sizeof(bool));
+	mine = palloc0(natts * sizeof(bool));
+	tried = palloc0(natts * sizeof(bool));
+	heap_deform_tuple(tup, desc, values, isnull);
+
+	for (int pass = 1; pass <= 3; pass++)
+	{
+		for (;;)
+		{
+			int			biggest = -1;
+			Size		biggest_size = 0;
+			Form_pg_attribute att;
+			Datum		newval;
+			HeapTuple	formed;
+
+			for (int i = 0; i < natts; i++)
+			{
+				att = TupleDescAttr(desc, i);
+				if (isnull[i] || att->attlen != -1 || att->attisdropped ||
+					(pass == 2 && tried[i]) ||
+					!fit_candidate(att, values[i], pass, has_toast))
+					continue;
+				if (VARSIZE_ANY(DatumGetPointer(values[i])) > biggest_size)
+				{
+					biggest = i;
+					biggest_size = VARSIZE_ANY(DatumGetPointer(values[i]));
+				}
+			}
+			if (biggest < 0)
+				break;
+			att = TupleDescAttr(desc, biggest);
+			if (pass == 2)
+			{
+				tried[biggest] = true;
+				newval = toast_compress_datum(values[biggest],
+											  att->attcompression);
+				if (DatumGetPointer(newval) == NULL)
+					continue;	/* does not compress */
+			}
+			else
+				newval = toast_save_datum(rel, values[biggest], NULL, options);
+			if (mine[biggest])
+				pfree(DatumGetPointer(values[biggest]));
+			values[biggest] = newval;
+			mine[biggest] = true;
+
+			formed = heap_form_tuple(desc, values, isnull);
+			formed->t_self = tup->t_self;
+			formed->t_tableOid = tup->t_tableOid;
+			if (result != tup)
+				heap_freetuple(result);
+			result = formed;
+			if (minidb_tuple_record_len(result) <= MINIDB_MAX_RECORD_LEN)
+				goto done;
+		}
+	}
+done:
+	for (int i = 0; i < natts; i++)
+		if (mine[i])
+			pfree(DatumGetPointer(values[i]));
+	pfree(values);
+	pfree(isnull);
+	pfree(mine);
+	pfree(tried);
+	return result;
 }
 
 void
@@ -676,14 +835,23 @@ minidb_index_build_range_scan(Relation table_rel, Relation index_rel,
 		LockBuffer(buffer, BUFFER_LOCK_SHARE);
 		build_collect_page(bs, buffer);
 		UnlockReleaseBuffer(buffer);
+
+		/*
+		 * The candidates live in pagecxt, but the index AM's callback runs
+		 * in the caller's context, as heap's does: BRIN's opclasses copy
+		 * the range's summary values into CurrentMemoryContext and keep
+		 * them across pages.
+		 */
+		MemoryContextSwitchTo(oldcxt);
 		for (int i = 0; i < bs->ncands; i++)
 		{
 			build_index_candidate(bs, &bs->cands[i], index_rel, slot, estate,
 								  predicate, callback, callback_state);
 			ResetExprContext(econtext);
 			reltuples += 1;
+			/* heap's build reads rows with heap_getnext, which counts them */
+			pgstat_count_heap_getnext(table_rel);
 		}
-		MemoryContextSwitchTo(oldcxt);
 		MemoryContextReset(pagecxt);
 		if (progress)
 			pgstat_progress_update_param(PROGRESS_SCAN_BLOCKS_DONE,

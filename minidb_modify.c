@@ -89,7 +89,16 @@ prepare_tuple(Relation rel, HeapTuple tup, HeapTuple oldtup, int options)
 		return tup;
 	if (HeapTupleHasExternal(tup) || tup->t_len > TOAST_TUPLE_THRESHOLD ||
 		(oldtup && HeapTupleHasExternal(oldtup)))
-		return heap_toast_insert_or_update(rel, tup, oldtup, options);
+	{
+		HeapTuple	toasted = heap_toast_insert_or_update(rel, tup, oldtup,
+														  options);
+		/* heap's limits are not ours: see minidb_toast_to_fit */
+		HeapTuple	fitted = minidb_toast_to_fit(rel, toasted, options);
+
+		if (fitted != toasted && toasted != tup)
+			heap_freetuple(toasted);
+		return fitted;
+	}
 	return tup;
 }
 
@@ -155,7 +164,11 @@ prune_plan_for(Relation rel, Page page, OffsetNumber off, Buffer buffer,
 	nkeep = minidb_prune_plan(rec, ItemIdGetLength(lp), GlobalVisTestFor(rel),
 							  buffer, keep, n, &floor);
 	if (nkeep > 0 && nkeep < *n)
+	{
+		/* as heap_page_prune: the pruned versions are dead tuples no more */
+		pgstat_update_heap_dead_tuples(rel, *n - nkeep);
 		return keep;
+	}
 	pfree(keep);
 	return NULL;
 }
@@ -422,6 +435,9 @@ minidb_tuple_complete_speculative(Relation rel, TupleTableSlot *slot,
 		heap_toast_delete(rel, oldtup, true);
 		heap_freetuple(oldtup);
 	}
+	/* as heap_abort_speculative: count the deletion, as the insertion was */
+	if (!succeeded)
+		pgstat_count_heap_delete(rel);
 }
 
 /*
@@ -625,6 +641,7 @@ make_room_in_place(Relation rel, Buffer buffer, OffsetNumber off,
 	uint32		newlen;
 	MinidbPageWrite w;
 	Page		image;
+	int			npruned;
 
 	newlen = minidb_record_prepend_size_rec((char *) PageGetItem(page, PageGetItemId(page, off)),
 											ItemIdGetLength(PageGetItemId(page, off)),
@@ -638,9 +655,10 @@ make_room_in_place(Relation rel, Buffer buffer, OffsetNumber off,
 
 	minidb_write_begin(&w, rel);
 	image = minidb_write_page(&w, buffer, false);
-	minidb_prune_page(rel, image, GlobalVisTestFor(rel));
+	npruned = minidb_prune_page(rel, image, GlobalVisTestFor(rel));
 	reset_prune_hint(image);
 	minidb_write_finish(&w);
+	pgstat_update_heap_dead_tuples(rel, npruned);	/* as heap_page_prune */
 
 	newlen = minidb_record_prepend_size_rec((char *) PageGetItem(page, PageGetItemId(page, off)),
 											ItemIdGetLength(PageGetItemId(page, off)),

@@ -19,6 +19,7 @@
 #include "access/generic_xlog.h"
 #include "access/hio.h"
 #include "access/visibilitymap.h"
+#include "pgstat.h"
 #include "storage/bufmgr.h"
 #include "storage/freespace.h"
 #include "storage/lmgr.h"
@@ -316,24 +317,24 @@ prune_for_room(Relation rel, Buffer buffer, Size needed)
 	GlobalVisState *vistest = GlobalVisTestFor(rel);
 	MinidbPageWrite w;
 	Page		copy;
+	int			npruned;
 
 	if (minidb_page_free_for_insert(page) +
 		minidb_page_prunable_bytes(page, vistest, buffer) < needed)
 		return false;
 	minidb_write_begin(&w, rel);
 	copy = minidb_write_page(&w, buffer, false);
-	minidb_prune_page(rel, copy, vistest);
+	npruned = minidb_prune_page(rel, copy, vistest);
 	minidb_write_finish(&w);
+	/* as heap_page_prune: the removed versions are dead tuples no more */
+	pgstat_update_heap_dead_tuples(rel, npruned);
 	return minidb_page_free_for_insert(page) >= needed;
 }
 
-/* Lock a candidate page; true if it has room for len (fillfactor kept) */
+/* Lock a candidate page; true if it has "needed" bytes free for a record */
 static bool
-candidate_has_room(Relation rel, Buffer buffer, uint32 len, bool wait)
+candidate_has_room(Relation rel, Buffer buffer, Size needed, bool wait)
 {
-	Size		keep_free = RelationGetTargetPageFreeSpace(rel,
-														   HEAP_DEFAULT_FILLFACTOR);
-
 	Page		page = BufferGetPage(buffer);
 
 	if (wait)
@@ -343,14 +344,36 @@ candidate_has_room(Relation rel, Buffer buffer, uint32 len, bool wait)
 	if (PageIsNew(page))
 		return true;
 	minidb_page_check(rel, buffer);
-	if (minidb_page_free_for_insert(page) >= MAXALIGN(len) + keep_free)
+	if (minidb_page_free_for_insert(page) >= needed)
 		return true;
-	if (prune_for_room(rel, buffer, MAXALIGN(len) + keep_free))
+	if (prune_for_room(rel, buffer, needed))
 		return true;
 	RecordPageWithFreeSpace(rel, BufferGetBlockNumber(buffer),
 							minidb_page_free_for_insert(page));
 	LockBuffer(buffer, BUFFER_LOCK_UNLOCK);
 	return false;
+}
+
+/*
+ * The free space a page needs to take a record of len bytes, fillfactor
+ * kept: heap's rule (RelationGetBufferForTuple) in minidb's units.  A page
+ * counts as "nearly empty" when the space it lacks is slight (a few line
+ * pointers' worth); a record that would not fit beside the fillfactor's
+ * reserve on such a page asks for no more than that, so a low fillfactor
+ * never asks for more than a page can hold (the FSM refuses requests above
+ * a page) nor extends the relation for every large record.
+ */
+static Size
+needed_for_record(Relation rel, uint32 len)
+{
+	Size		keep_free = RelationGetTargetPageFreeSpace(rel,
+														   HEAP_DEFAULT_FILLFACTOR);
+	Size		nearly_empty = MINIDB_MAX_RECORD_LEN -
+		(MaxHeapTuplesPerPage / 8 * sizeof(ItemIdData));
+
+	if (MAXALIGN(len) + keep_free > nearly_empty)
+		return Max(MAXALIGN(len), nearly_empty);
+	return MAXALIGN(len) + keep_free;
 }
 
 static Buffer
@@ -385,8 +408,7 @@ minidb_buffer_for_insert(Relation rel, uint32 len, BulkInsertState bistate,
 	BlockNumber other = BufferIsValid(otherBuffer) ?
 		BufferGetBlockNumber(otherBuffer) : InvalidBlockNumber;
 	bool		wait = !BufferIsValid(otherBuffer);
-	Size		keep_free = RelationGetTargetPageFreeSpace(rel,
-														   HEAP_DEFAULT_FILLFACTOR);
+	Size		needed;
 	Buffer		buffer;
 	int			tries;
 
@@ -395,13 +417,14 @@ minidb_buffer_for_insert(Relation rel, uint32 len, BulkInsertState bistate,
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
 				 errmsg("row is too big: size %u, maximum size %zu",
 						len, (Size) MINIDB_MAX_RECORD_LEN)));
+	needed = needed_for_record(rel, len);
 
 	if (bistate && BufferIsValid(bistate->current_buf))
 		target = BufferGetBlockNumber(bistate->current_buf);
 	else
 		target = RelationGetTargetBlock(rel);
 	if (target == InvalidBlockNumber)
-		target = GetPageWithFreeSpace(rel, MAXALIGN(len) + keep_free);
+		target = GetPageWithFreeSpace(rel, needed);
 	if (target == InvalidBlockNumber)
 	{
 		BlockNumber nblocks = RelationGetNumberOfBlocks(rel);
@@ -416,7 +439,7 @@ minidb_buffer_for_insert(Relation rel, uint32 len, BulkInsertState bistate,
 		{
 			buffer = ReadBufferExtended(rel, MAIN_FORKNUM, target, RBM_NORMAL,
 										bistate ? bistate->strategy : NULL);
-			if (candidate_has_room(rel, buffer, len, wait))
+			if (candidate_has_room(rel, buffer, needed, wait))
 			{
 				*is_new = PageIsNew(BufferGetPage(buffer));
 				RelationSetTargetBlock(rel, target);
@@ -424,7 +447,7 @@ minidb_buffer_for_insert(Relation rel, uint32 len, BulkInsertState bistate,
 			}
 			ReleaseBuffer(buffer);
 		}
-		target = GetPageWithFreeSpace(rel, MAXALIGN(len) + keep_free);
+		target = GetPageWithFreeSpace(rel, needed);
 	}
 	*is_new = true;
 	buffer = extend_relation(rel, bistate);

@@ -220,7 +220,12 @@ minidb_prune_item(Page page, OffsetNumber off, GlobalVisState *vistest)
 	return npruned;
 }
 
-/* Prune every record on a page being changed; returns versions removed */
+/*
+ * Prune every record on a page being changed.  Returns the versions removed
+ * that were dead tuples in pgstat's count and need no VACUUM now: a record
+ * pruned down to its marker (a deleted or moved row) still awaits VACUUM,
+ * as heap's LP_DEAD item does, so the row version it ended is not counted.
+ */
 int
 minidb_prune_page(Relation rel, Page page, GlobalVisState *vistest)
 {
@@ -228,7 +233,20 @@ minidb_prune_page(Relation rel, Page page, GlobalVisState *vistest)
 	int			total = 0;
 
 	for (OffsetNumber off = FirstOffsetNumber; off <= maxoff; off++)
-		total += minidb_prune_item(page, off, vistest);
+	{
+		int			n = minidb_prune_item(page, off, vistest);
+		char	   *rec;
+		MinidbVersionHeader *head;
+
+		if (n == 0)
+			continue;
+		rec = (char *) PageGetItem(page, PageGetItemId(page, off));
+		head = (MinidbVersionHeader *) (rec + minidb_record_head_offset(rec));
+		if (minidb_record_header(rec)->rh_nversions == 1 &&
+			(head->vh_flags & MINIDB_V_NODATA_MASK))
+			n--;
+		total += n;
+	}
 	return total;
 }
 

@@ -153,8 +153,6 @@ collect_page(MinidbScanDesc scan, BlockNumber blkno,
 
 	LockBuffer(buffer, BUFFER_LOCK_UNLOCK);
 	ReleaseBuffer(buffer);
-	if (scan->base.rs_flags & SO_TYPE_SEQSCAN)
-		pgstat_count_heap_getnext(rel);
 }
 
 /* Hand out row i of the current page through slot */
@@ -216,6 +214,9 @@ minidb_scan_begin(Relation rel, Snapshot snapshot, int nkeys,
 
 	if ((flags & SO_TYPE_SEQSCAN) && snapshot && IsMVCCSnapshot(snapshot))
 		PredicateLockRelation(rel, snapshot);
+	/* as heap's initscan: a sequential scan counts at start and rescan */
+	if (flags & SO_TYPE_SEQSCAN)
+		pgstat_count_heap_scan(rel);
 
 	return (TableScanDesc) scan;
 }
@@ -242,6 +243,8 @@ minidb_scan_rescan(TableScanDesc sscan, struct ScanKeyData *key,
 	scan->inited = false;
 	scan->cblock = InvalidBlockNumber;
 	rows_reset(&scan->rows);
+	if (scan->base.rs_flags & SO_TYPE_SEQSCAN)
+		pgstat_count_heap_scan(scan->base.rs_rd);
 }
 
 void
@@ -377,7 +380,10 @@ bool
 minidb_scan_getnextslot(TableScanDesc sscan, ScanDirection direction,
 						TupleTableSlot *slot)
 {
-	return scan_next((MinidbScanDesc) sscan, direction, slot);
+	if (!scan_next((MinidbScanDesc) sscan, direction, slot))
+		return false;
+	pgstat_count_heap_getnext(sscan->rs_rd);	/* per row, as heap */
+	return true;
 }
 
 void
@@ -420,6 +426,7 @@ minidb_scan_getnextslot_tidrange(TableScanDesc sscan, ScanDirection direction,
 				break;
 			continue;
 		}
+		pgstat_count_heap_getnext(sscan->rs_rd);
 		return true;
 	}
 	ExecClearTuple(slot);
@@ -577,7 +584,9 @@ analyze_record(MinidbScanDesc scan, Buffer buffer, OffsetNumber off,
 
 		if (minidb_xid_aborted(vh, buffer) || superseded)
 		{
-			scan->analyze_dead += 1;
+			/* an aborted marker is heap's aborted xmax: no tuple of its own */
+			if (!(vh->vh_flags & MINIDB_V_NODATA_MASK))
+				scan->analyze_dead += 1;
 			continue;
 		}
 		if (running)
@@ -585,7 +594,12 @@ analyze_record(MinidbScanDesc scan, Buffer buffer, OffsetNumber off,
 		superseded = true;
 		if (vh->vh_flags & MINIDB_V_NODATA_MASK)
 		{
-			if (!ours)
+			/*
+			 * The row version it ends counts as dead below, as heap counts
+			 * the deleted tuple; a marker alone counts as heap's LP_DEAD.
+			 */
+			if (!ours &&
+				ref.index == minidb_record_header(rec)->rh_nversions - 1)
 				scan->analyze_dead += 1;
 			continue;
 		}
@@ -822,7 +836,7 @@ minidb_index_fetch_tuple(struct IndexFetchTableData *data, ItemPointer tid,
 	tuple = fetch_visible(&fs, &fetch->pin, minidb_read_path);
 	if (tuple == NULL)
 		return false;
-	pgstat_count_heap_fetch(data->rel);
+	/* index_fetch_heap counts the fetch, against the index, as for heap */
 	ExecStoreHeapTuple(tuple, slot, false);
 	return true;
 }

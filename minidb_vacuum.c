@@ -269,13 +269,22 @@ vacuum_record(MinidbVacState *vs, char *rec, uint32 len, Buffer buffer,
 			/* the effective head */
 			bool		marker = (vh->vh_flags & MINIDB_V_NODATA_MASK) != 0;
 
-			r->live = !marker || !committed;
+			/*
+			 * Counted as heap counts its tuples: a version being inserted
+			 * is not live yet, the one it replaces still is (and is not
+			 * dead); a committed marker ends the row.
+			 */
+			if (committed)
+				r->live = !marker;
+			else
+			{
+				r->live = (nkeep >= 2);
+				r->nrecently_dead = Max(nkeep - 2, 0);
+			}
 			r->all_visible = (nkeep == 1 && floor >= 0 && !marker);
 			head_frozen = frozen;
 			if (r->all_visible && !frozen)
 				r->head_xmin = vh->vh_xmin;
-			if (marker && committed)
-				r->nrecently_dead++;	/* the record itself */
 		}
 		k++;
 	}
@@ -702,8 +711,12 @@ check_failsafe(MinidbVacState *vs)
 		VacuumCostActive = false;
 		VacuumCostBalance = 0;
 		ereport(WARNING,
-				(errmsg("bypassing nonessential maintenance of table \"%s.%s\" as a failsafe after %d index scans",
-						vs->relnamespace, vs->relname, vs->num_index_scans)));
+				(errmsg("bypassing nonessential maintenance of table \"%s.%s.%s\" as a failsafe after %d index scans",
+						get_database_name(MyDatabaseId),
+						vs->relnamespace, vs->relname, vs->num_index_scans),
+				 errdetail("The table's relfrozenxid or relminmxid is too far in the past."),
+				 errhint("Consider increasing configuration parameter \"maintenance_work_mem\" or \"autovacuum_work_mem\".\n"
+						 "You might also need to consider other ways for VACUUM to keep up with the allocation of transaction IDs.")));
 	}
 }
 
@@ -1130,6 +1143,17 @@ minidb_relation_vacuum(Relation rel, struct VacuumParams *params,
 	/* the page count after the cutoffs: no page we miss holds older xids */
 	vs->rel_pages = orig_rel_pages = RelationGetNumberOfBlocks(rel);
 	check_failsafe(vs);
+
+	/*
+	 * minidb vacuums indexes in this process only.  Where heap would go
+	 * parallel but cannot (dead_items_alloc in vacuumlazy.c: a temporary
+	 * table, at least two indexes, PARALLEL n asked for), give its warning.
+	 */
+	if (params->nworkers > 0 && vs->nindexes > 1 && vs->do_index_vacuuming &&
+		RelationUsesLocalBuffers(rel))
+		ereport(WARNING,
+				(errmsg("disabling parallel option of vacuum on \"%s\" --- cannot vacuum temporary tables in parallel",
+						vs->relname)));
 	vs->dead_items = dead_items_alloc(vs);
 
 	scan_relation(vs);
