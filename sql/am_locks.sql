@@ -1,6 +1,6 @@
 -- Row locks, foreign keys and ON CONFLICT beside heap (issue 10, issue 9 #3)
-CREATE EXTENSION IF NOT EXISTS minidb_am;
 SET client_min_messages = warning;
+CREATE EXTENSION IF NOT EXISTS minidb_am;
 
 -- ON CONFLICT DO UPDATE touching one row twice: heap's error, both AMs
 CREATE TABLE oc_heap (k int PRIMARY KEY, v int) USING heap;
