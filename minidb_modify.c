@@ -79,6 +79,26 @@ check_not_published(Relation rel)
 						   RelationGetRelationName(rel))));
 }
 
+/*
+ * Stamp the caller's tuple as the version this transaction writes, as
+ * heap_prepare_insert does, so that the slot shows xmin, cmin and xmax
+ * (RETURNING xmin, triggers reading them) as heap's would.
+ */
+static void
+stamp_version(HeapTuple tup, TransactionId xid, CommandId cid, int options)
+{
+	HeapTupleHeader td = tup->t_data;
+
+	td->t_infomask &= ~HEAP_XACT_MASK;
+	td->t_infomask2 &= ~HEAP2_XACT_MASK;
+	td->t_infomask |= HEAP_XMAX_INVALID;
+	HeapTupleHeaderSetXmin(td, xid);
+	if (options & TABLE_INSERT_FROZEN)
+		HeapTupleHeaderSetXminFrozen(td);
+	HeapTupleHeaderSetCmin(td, cid);
+	HeapTupleHeaderSetXmax(td, 0);
+}
+
 /* The tuple to store: toasted if it must be, with its table OID set */
 static HeapTuple
 prepare_tuple(Relation rel, HeapTuple tup, HeapTuple oldtup, int options)
@@ -331,6 +351,7 @@ insert_row(Relation rel, TupleTableSlot *slot, CommandId cid, int options,
 
 	check_not_published(rel);
 	slot->tts_tableOid = RelationGetRelid(rel);
+	stamp_version(tuple, xid, cid, options);
 	heaptup = prepare_tuple(rel, tuple, NULL, options);
 	rec = build_record(heaptup, xid, cid, options, &len);
 	if (spec_token != 0)
@@ -465,6 +486,7 @@ minidb_multi_insert(Relation rel, TupleTableSlot **slots, int nslots,
 		HeapTuple	tuple = ExecFetchSlotHeapTuple(slots[n], true, NULL);
 
 		slots[n]->tts_tableOid = RelationGetRelid(rel);
+		stamp_version(tuple, xid, cid, options);
 		recs[n] = build_record(prepare_tuple(rel, tuple, NULL, options),
 							   xid, cid, options, &lens[n]);
 	}
@@ -873,6 +895,8 @@ minidb_tuple_update(Relation rel, ItemPointer potid, TupleTableSlot *slot,
 	UpdateOld	uo;
 	UpdateTarget ut;
 	MinidbRowCheck rc;
+	MinidbRecordHeader lockers;
+	uint32		oldlen;
 	bool		shouldFree = true;
 	bool		in_place;
 	HeapTuple	newtup;
@@ -881,6 +905,7 @@ minidb_tuple_update(Relation rel, ItemPointer potid, TupleTableSlot *slot,
 	check_not_published(rel);
 	newtup = ExecFetchSlotHeapTuple(slot, true, &shouldFree);
 	newtup->t_tableOid = RelationGetRelid(rel);
+	stamp_version(newtup, xid, cid, 0);
 	newtup->t_self = *otid;
 	uo.newtup = newtup;
 	uo.hot_attrs = RelationGetIndexAttrBitmap(rel, INDEX_ATTR_BITMAP_ALL);
@@ -924,6 +949,9 @@ minidb_tuple_update(Relation rel, ItemPointer potid, TupleTableSlot *slot,
 	ut.xid = xid;
 	ut.cid = cid;
 	ut.keys_updated = (*lockmode == LockTupleExclusive);
+	/* the new version keeps the row's lockers: heap's xmax of the new tuple */
+	lockers = *minidb_record_header(minidb_page_record_at(rel, buffer, otid,
+														  &oldlen));
 	slot->tts_tid = write_update(&ut,
 								 update_may_stay(rel, uo.changed, uo.hot_attrs),
 								 &in_place);
@@ -931,6 +959,7 @@ minidb_tuple_update(Relation rel, ItemPointer potid, TupleTableSlot *slot,
 
 	*update_indexes = !in_place;
 	newtup->t_self = slot->tts_tid;
+	minidb_tuple_set_lockers(newtup->t_data, (const char *) &lockers);
 	pgstat_count_heap_update(rel, in_place);
 
 	heap_freetuple(uo.oldtup);

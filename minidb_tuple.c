@@ -53,7 +53,7 @@ minidb_write_tuple(HeapTupleHeader td, const MinidbVersionData *v,
 		hoff += BITMAPLEN(v->natts);
 	hoff = MAXALIGN(hoff);
 
-	memset(td, 0, SizeofHeapTupleHeader);
+	memset(td, 0, hoff);			/* padding to t_hoff included, as heap_form_tuple */
 	if (v->flags & MINIDB_V_HASNULL)
 	{
 		infomask |= HEAP_HASNULL;

@@ -602,9 +602,13 @@ row_version_wanted(MinidbVersionHeader *vh, int index, void *arg)
 	bool		ours;
 	bool		ok;
 
-	if ((vh->vh_flags & MINIDB_V_NODATA_MASK) ||
-		minidb_xid_aborted(vh, rs->buffer))
+	if (minidb_xid_aborted(vh, rs->buffer))
 		return false;
+	if (vh->vh_flags & MINIDB_V_NODATA_MASK)
+	{
+		rs->newer_xmin = vh->vh_xmin;	/* the deleter is the row's xmax */
+		return false;
+	}
 	ours = TransactionIdIsCurrentTransactionId(vh->vh_xmin);
 	if (!ours && !minidb_xid_committed(vh, rs->buffer))
 	{
