@@ -263,7 +263,8 @@ forget_successor(char *rec)
 		(rec + minidb_record_head_offset(rec));
 
 	if (head->vh_flags & MINIDB_V_MOVED)
-		head->vh_flags = (head->vh_flags & ~MINIDB_V_MOVED) | MINIDB_V_TOMBSTONE;
+		head->vh_flags = (head->vh_flags & ~(MINIDB_V_MOVED | MINIDB_V_KEYS_UPDATED)) |
+			MINIDB_V_TOMBSTONE;
 	rh->rh_flags &= ~MINIDB_REC_MOVED_PART;
 	ItemPointerSetInvalid(&rh->rh_successor);
 }

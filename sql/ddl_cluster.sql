@@ -208,6 +208,23 @@ UPDATE ht SET big = big || 'w' WHERE id % 3 = 0;
 UPDATE mt SET big = big || 'w' WHERE id % 3 = 0;
 SELECT * FROM cmp('ht', 'mt');
 
+-- CLUSTER in the transaction that moved rows by changing their key: the
+-- recently dead "moved" markers become tombstones in the new relation
+-- (a key-changing marker must not leave its keys-updated flag behind)
+CREATE TABLE kc_heap (key int PRIMARY KEY) USING heap;
+CREATE TABLE kc_minidb (key int PRIMARY KEY) USING minidb;
+INSERT INTO kc_heap VALUES (10), (20), (30);
+INSERT INTO kc_minidb VALUES (10), (20), (30);
+BEGIN;
+UPDATE kc_heap SET key = 100 WHERE key = 10;
+UPDATE kc_minidb SET key = 100 WHERE key = 10;
+CLUSTER kc_heap_pkey ON kc_heap;
+CLUSTER kc_minidb_pkey ON kc_minidb;
+SELECT * FROM cmp('kc_heap', 'kc_minidb');
+COMMIT;
+SELECT * FROM cmp('kc_heap', 'kc_minidb');
+SELECT key FROM kc_minidb ORDER BY key;
+
 SET client_min_messages = warning;
 DROP SCHEMA ddl_cluster CASCADE;
 RESET client_min_messages;
