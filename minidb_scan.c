@@ -313,6 +313,62 @@ minidb_scan_advance_block(MinidbScanDesc scan, ScanDirection direction)
 	return blkno;
 }
 
+/*
+ * Is row a's version older than row b's: written by an earlier transaction,
+ * or by an earlier command of the same one?
+ */
+static bool
+row_older(const MinidbPageRows *rows, int a, int b)
+{
+	HeapTupleHeader ta = (HeapTupleHeader) (rows->arena + rows->starts[a]);
+	HeapTupleHeader tb = (HeapTupleHeader) (rows->arena + rows->starts[b]);
+	TransactionId xa = HeapTupleHeaderGetRawXmin(ta);
+	TransactionId xb = HeapTupleHeaderGetRawXmin(tb);
+
+	if (xa != xb)
+		return TransactionIdPrecedes(xa, xb);
+	return HeapTupleHeaderGetRawCommandId(ta) <
+		HeapTupleHeaderGetRawCommandId(tb);
+}
+
+static void
+rows_swap(MinidbPageRows *rows, int a, int b)
+{
+	OffsetNumber off = rows->offsets[a];
+	uint32		start = rows->starts[a];
+	uint32		len = rows->lens[a];
+
+	rows->offsets[a] = rows->offsets[b];
+	rows->starts[a] = rows->starts[b];
+	rows->lens[a] = rows->lens[b];
+	rows->offsets[b] = off;
+	rows->starts[b] = start;
+	rows->lens[b] = len;
+}
+
+/*
+ * A sequential scan returns a page's rows in the order their visible
+ * versions were written, oldest first (a stable sort: rows written by one
+ * command keep their line pointer order).  That is the order heap's scan
+ * gives, because heap appends every new version at a new line pointer,
+ * while minidb updates rows in place; with it, a table that was updated
+ * reads back in heap's order without ORDER BY.  The order of rows without
+ * ORDER BY is unspecified, but users and tests read it.  Rows are nearly
+ * always in order already: one pass checks that.
+ */
+static void
+rows_order_by_age(MinidbPageRows *rows)
+{
+	int			i;
+
+	for (i = 1; i < rows->nrows; i++)
+		if (row_older(rows, i, i - 1))
+			break;
+	for (; i < rows->nrows; i++)
+		for (int j = i; j > 0 && row_older(rows, j, j - 1); j--)
+			rows_swap(rows, j, j - 1);
+}
+
 /* Move to the next page with rows; false at the end of the scan */
 bool
 minidb_scan_next_page(MinidbScanDesc scan, ScanDirection direction)
@@ -327,6 +383,8 @@ minidb_scan_next_page(MinidbScanDesc scan, ScanDirection direction)
 			return false;
 		}
 		collect_page(scan, blkno, NULL, 0);
+		if (scan->base.rs_flags & SO_TYPE_SEQSCAN)
+			rows_order_by_age(&scan->rows);
 		if (scan->rows.nrows > 0)
 			return true;
 	}
