@@ -299,6 +299,8 @@ typedef struct MinidbScanDescData
 	BlockNumber numblocks;		/* InvalidBlockNumber = all */
 	BlockNumber cblock;			/* current block */
 	bool		inited;
+	bool		by_age;			/* a page's rows oldest version first, else
+								 * in TID order */
 	Buffer		cbuf;			/* pinned current buffer, or invalid */
 	BufferAccessStrategy strategy;
 	struct ParallelBlockTableScanWorkerData *pworker;

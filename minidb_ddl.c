@@ -913,6 +913,7 @@ minidb_index_validate_scan(Relation table_rel, Relation index_rel,
 	predicate = ExecPrepareQual(index_info->ii_Predicate, estate);
 	ItemPointerSetInvalid(&cursor);
 	scan = table_beginscan_strat(table_rel, snapshot, 0, NULL, true, false);
+	((MinidbScanDesc) scan)->by_age = false;	/* merged in TID order */
 	while (table_scan_getnextslot(scan, ForwardScanDirection, slot))
 	{
 		Datum		values[INDEX_MAX_KEYS];

@@ -214,6 +214,8 @@ minidb_scan_begin(Relation rel, Snapshot snapshot, int nkeys,
 
 	if ((flags & SO_TYPE_SEQSCAN) && snapshot && IsMVCCSnapshot(snapshot))
 		PredicateLockRelation(rel, snapshot);
+	/* see rows_order_by_age; minidb's own callers may want TID order */
+	scan->by_age = (flags & SO_TYPE_SEQSCAN) != 0;
 	/* as heap's initscan: a sequential scan counts at start and rescan */
 	if (flags & SO_TYPE_SEQSCAN)
 		pgstat_count_heap_scan(rel);
@@ -383,7 +385,7 @@ minidb_scan_next_page(MinidbScanDesc scan, ScanDirection direction)
 			return false;
 		}
 		collect_page(scan, blkno, NULL, 0);
-		if (scan->base.rs_flags & SO_TYPE_SEQSCAN)
+		if (scan->by_age)
 			rows_order_by_age(&scan->rows);
 		if (scan->rows.nrows > 0)
 			return true;
