@@ -100,6 +100,16 @@ SELECT 'm', count(*) FILTER (WHERE t_attrs IS NULL)
 SELECT 'h' AS t, type, live_items > 0 AS has_items FROM bt_page_stats('h_pkey', 1)
 UNION ALL
 SELECT 'm', type, live_items > 0 FROM bt_page_stats('m_pkey', 1);
+CREATE INDEX h_v_hash ON h USING hash (v);
+CREATE INDEX m_v_hash ON m USING hash (v);
+SELECT 'h' AS t, hash_page_type(get_raw_page('h_v_hash', 0)) AS metapage
+UNION ALL
+SELECT 'm', hash_page_type(get_raw_page('m_v_hash', 0));
+VACUUM h;
+VACUUM m;
+SELECT 'h' AS t, fsm_page_contents(get_raw_page('h', 'fsm', 0)) <> '' AS fsm_readable
+UNION ALL
+SELECT 'm', fsm_page_contents(get_raw_page('m', 'fsm', 0)) <> '';
 -- instead: minidb_chain(rel, tid) decodes a record's versions
 SELECT position, xmin = (SELECT xmin FROM m WHERE id = 1000) AS xmin_is_rows, flags, visible
   FROM minidb_chain('m', (SELECT ctid FROM m WHERE id = 1000));
