@@ -1486,7 +1486,6 @@ chain_depth_body(BenchEnv *env, void *arg)
 {
 	DepthArgs  *a = (DepthArgs *) arg;
 	ReturnSetInfo *rsinfo = a->rsinfo;
-
 	int			nreads = a->npaths + (a->include_heap ? 1 : 0);
 	int			cell = 0;
 
