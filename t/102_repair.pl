@@ -10,6 +10,9 @@
 # dumps, also after a crash (the change is WAL-logged), and restores;
 # VACUUM then removes the dead records and their index entries (an
 # index-only scan on all-visible pages counts the live rows exactly).
+# A second table gets a line pointer pointing past its page and a page
+# whose special area is not minidb's: minidb_check reports both, and
+# minidb_force_kill kills the record behind the bad line pointer too.
 use strict;
 use warnings;
 use PostgreSQL::Test::Cluster;
@@ -29,13 +32,30 @@ CREATE TABLE t (id int PRIMARY KEY, v text) USING minidb
 INSERT INTO t SELECT g, 'row ' || g FROM generate_series(1, 500) g;
 UPDATE t SET v = v || ' again' WHERE id % 7 = 0;
 VACUUM t;
+CREATE TABLE u (id int, v text) USING minidb WITH (autovacuum_enabled = off);
+INSERT INTO u SELECT g, 'u ' || g FROM generate_series(1, 300) g;
 });
 my @victims = map {
 	$node->safe_psql('postgres', "SELECT ctid FROM t WHERE id = $_")
 } (5, 450);
 my $path = $node->data_dir . '/'
   . $node->safe_psql('postgres', q{SELECT pg_relation_filepath('t')});
+my $upath = $node->data_dir . '/'
+  . $node->safe_psql('postgres', q{SELECT pg_relation_filepath('u')});
 $node->stop;
+
+# u: line pointer 3 of page 0 points past the page's end (lp_off 8184,
+# lp_len unchanged); page 1's magic number is zeroed
+open(my $ufh, '+<:raw', $upath) or die "open $upath: $!";
+my $ulp;
+sysseek($ufh, 24 + 2 * 4, 0) or die;
+sysread($ufh, $ulp, 4) == 4 or die;
+$ulp = (unpack('V', $ulp) & ~0x7fff) | 8184;
+sysseek($ufh, 24 + 2 * 4, 0) or die;
+syswrite($ufh, pack('V', $ulp), 4) == 4 or die;
+sysseek($ufh, 8192 + 8184, 0) or die;
+syswrite($ufh, pack('v', 0), 2) == 2 or die;
+close($ufh);
 
 # rh_nversions (bytes 2..3 of the record) := 0
 open(my $fh, '+<:raw', $path) or die "open $path: $!";
@@ -81,6 +101,14 @@ is($node->safe_psql('postgres',
 		q{SELECT string_agg(format('%s %s %s', ctid, coalesce(version::text, 'header'), field), '; ' ORDER BY ctid) FROM minidb_check('t')}),
 	"$victims[0] header rh_nversions; $victims[1] header rh_nversions",
 	'minidb_check lists both records and the field at fault');
+is($node->safe_psql('postgres',
+		q{SELECT string_agg(format('%s %s', ctid, field), '; ' ORDER BY ctid) FROM minidb_check('u')}),
+	'(0,3) line pointer; (1,0) page',
+	'minidb_check reports a line pointer outside its page and a foreign page');
+is($node->safe_psql('postgres', q{SELECT minidb_force_kill('u', ARRAY['(0,3)']::tid[])}),
+	'1', 'minidb_force_kill kills the record behind the bad line pointer');
+is($node->safe_psql('postgres', q{SELECT count(*) FROM minidb_check('u')}),
+	'1', 'only the foreign page is left');
 ($ret, $out, $err) = $node->psql('postgres', 'VACUUM (VERBOSE) t');
 is($ret, 0, 'VACUUM runs');
 like($err, qr/damaged records left alone: 2, at \Q$victims\E \(minidb_force_kill makes them dead\)/,
