@@ -15,11 +15,17 @@
 MODULE_big = minidb_am
 AM_OBJS = minidb_am.o minidb_lock.o minidb_visibility.o minidb_tuple.o btree_view.o minidb_page.o \
 	minidb_scan.o minidb_modify.o minidb_prune.o minidb_ddl.o minidb_vacuum.o \
-	minidb_funcs.o bench.o minidb_stats.o minidb_wal.o minidb_xlog.o
+	minidb_funcs.o bench.o minidb_stats.o minidb_wal.o minidb_xlog.o \
+	minidb_repair.o
 OBJS = chain.o minidb_chain_funcs.o $(AM_OBJS)
 
 EXTENSION = minidb_am
-DATA_built = minidb_am--1.0.sql
+# Versions (README, "Upgrades"): the script of the default version is built
+# from sqlsrc/; the script of each released version, and the update script
+# from it to the next, are files in upgrade/ (a released version's script
+# is never edited again).
+DATA_built = minidb_am--1.1.sql
+DATA = upgrade/minidb_am--1.0.sql upgrade/minidb_am--1.0--1.1.sql
 SQLSRC := $(sort $(wildcard sqlsrc/*.sql))
 PGFILEDESC = "minidb_am - inline version chain table access method"
 

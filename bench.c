@@ -68,6 +68,14 @@
  * context during the loop.  Allocations in other contexts would escape the
  * count; the fetch paths make none.
  *
+ * Output: ns are rounded to 0.1 ns, ratios to 0.001, bytes and
+ * allocations per op to 0.1 and 0.01 (round_to), which is finer than any
+ * two runs agree.  Calls that plan a million fetches or more (or write a
+ * thousand versions or more) report their steps as NOTICEs: each cell,
+ * pair or round as it starts, and the writing of the chains; with
+ * client_min_messages = warning they are quiet.  The A/B verdict names
+ * both sides.
+ *
  * Privileges: superusers and members of the role minidb_bench (created by
  * the extension script) may run the functions; the functions check that
  * themselves (minidb_bench_check_caller), so that anybody else is told
@@ -156,7 +164,22 @@ PG_FUNCTION_INFO_V1(minidb_bench_ab);
 #define BENCH_ROUNDS			5
 #define BENCH_MAX_COPY_BYTES	(1024 * 1024)
 #define BENCH_ALLOC_SIZE		1024
-#define BENCH_ALLOC_RESET_EVERY 1000
+/* alloc_copy resets its context after this many bytes: 1000 chunks of 1 kB */
+#define BENCH_ALLOC_RESET_BYTES (1000 * BENCH_ALLOC_SIZE)
+
+/*
+ * Progress: a call that plans at least this many fetches (or copies), or
+ * writes at least this many versions, reports each step as a NOTICE
+ * (client_min_messages = warning hides them).  Smaller calls finish within
+ * a fraction of a second and say nothing, so that the regression tests'
+ * output does not depend on it.
+ */
+#define BENCH_PROGRESS_MIN_WORK		INT64CONST(1000000)
+#define BENCH_PROGRESS_MIN_VERSIONS	1000
+
+/* The comment that marks the role as minidb_am's (sqlsrc/20_bench.sql) */
+#define MINIDB_BENCH_ROLE_MARKER \
+	"may run the minidb_am benchmark functions (minidb_bench_*)"
 
 /* What is read: a minidb read path, or heap's own fetch */
 #define BENCH_PATH_HEAP			(-1)
@@ -168,6 +191,22 @@ typedef enum BenchReader
 } BenchReader;
 
 static const char *const reader_names[] = {"newest", "oldest"};
+
+/* This call reports its steps as NOTICEs (set by each SQL function) */
+static bool bench_progress = false;
+
+/*
+ * Round what the functions return to what the measurement can tell apart,
+ * so that values print as 152.3, not 152.34166666666667: ns to 0.1 ns,
+ * ratios to 0.001, counts per op to 0.01.
+ */
+static double
+round_to(double x, int places)
+{
+	double		f = pow(10.0, places);
+
+	return rint(x * f) / f;
+}
 
 /* ----------------------------------------------------------------
  * Who may call, and argument checks
@@ -190,6 +229,16 @@ minidb_bench_check_caller(void)
 	role = get_role_oid(MINIDB_BENCH_ROLE, true);
 	if (OidIsValid(role) && has_privs_of_role(GetUserId(), role))
 		return;
+	if (!OidIsValid(role))
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("permission denied for the minidb benchmark functions"),
+				 errdetail("Only superusers and members of role \"%s\" may run the benchmarks and minidb_chain_walk_timing, and that role does not exist.",
+						   MINIDB_BENCH_ROLE),
+				 errhint("A superuser may create it again and grant it: CREATE ROLE %s NOLOGIN; COMMENT ON ROLE %s IS '%s'; GRANT %s TO %s;",
+						 MINIDB_BENCH_ROLE, MINIDB_BENCH_ROLE,
+						 MINIDB_BENCH_ROLE_MARKER, MINIDB_BENCH_ROLE,
+						 quote_identifier(GetUserNameFromId(GetUserId(), false)))));
 	ereport(ERROR,
 			(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
 			 errmsg("permission denied for the minidb benchmark functions"),
@@ -871,6 +920,8 @@ bench_env_setup(BenchEnv *env, const int *depths, int ndepths,
 	const char *schema = quote_identifier(env->schema);
 	int			maxdepth = 0;
 	int			n = 0;
+	int			nversions = 0;
+	bool		progress;
 
 	env->chains = palloc0(sizeof(BenchChain) * ndepths * (nformats + 1));
 	for (int i = 0; i < ndepths; i++)
@@ -896,6 +947,15 @@ bench_env_setup(BenchEnv *env, const int *depths, int ndepths,
 		maxdepth = Max(maxdepth, depths[i]);
 	}
 	env->nchains = n;
+
+	for (int i = 0; i < n; i++)
+		nversions += env->chains[i].depth;
+	progress = bench_progress || nversions >= BENCH_PROGRESS_MIN_VERSIONS;
+	if (progress)
+		ereport(NOTICE,
+				(errmsg_plural("minidb_bench: writing %d chain of depth %d",
+							   "minidb_bench: writing %d chains of depths up to %d",
+							   n, n, maxdepth)));
 
 	writer_connect(env);
 	scratch_schema_create(env);
@@ -965,6 +1025,9 @@ bench_env_setup(BenchEnv *env, const int *depths, int ndepths,
 
 	/* 4. the newest reader's snapshot */
 	env->snap[BENCH_NEWEST] = take_snapshot();
+	if (progress)
+		ereport(NOTICE,
+				(errmsg("minidb_bench: chains written")));
 
 	/* open the tables and check that each chain is what it claims */
 	for (int i = 0; i < n; i++)
@@ -1423,6 +1486,8 @@ chain_depth_body(BenchEnv *env, void *arg)
 {
 	DepthArgs  *a = (DepthArgs *) arg;
 	ReturnSetInfo *rsinfo = a->rsinfo;
+	int			nreads = a->npaths + (a->include_heap ? 1 : 0);
+	int			cell = 0;
 
 	bench_env_setup(env, a->depths, a->ndepths, &a->format,
 					a->npaths > 0 ? 1 : 0, a->include_heap);
@@ -1432,7 +1497,7 @@ chain_depth_body(BenchEnv *env, void *arg)
 	{
 		for (int r = 0; r < 2; r++)
 		{
-			for (int p = 0; p < a->npaths + (a->include_heap ? 1 : 0); p++)
+			for (int p = 0; p < nreads; p++)
 			{
 				int			path = p < a->npaths ? a->paths[p] : BENCH_PATH_HEAP;
 				BenchChain *c = find_chain(env, path == BENCH_PATH_HEAP,
@@ -1441,6 +1506,12 @@ chain_depth_body(BenchEnv *env, void *arg)
 				Datum		values[8];
 				bool		nulls[8] = {0};
 
+				if (bench_progress)
+					ereport(NOTICE,
+							(errmsg("minidb_bench_chain_depth: cell %d of %d: %s, depth %d, %s reader",
+									++cell, a->ndepths * 2 * nreads,
+									path_name(path), c->depth,
+									reader_names[r])));
 				measure(c, env->snap[r], (BenchReader) r, path, a->iterations,
 						warmup_for(a->iterations), BENCH_ROUNDS, &res, NULL);
 				values[0] = CStringGetTextDatum(c->heap ? "heap" : "minidb");
@@ -1448,9 +1519,9 @@ chain_depth_body(BenchEnv *env, void *arg)
 				values[2] = CStringGetTextDatum(reader_names[r]);
 				values[3] = CStringGetTextDatum(path_name(path));
 				values[4] = Int32GetDatum((int32) res.iterations);
-				values[5] = Float8GetDatum(res.ns_per_op);
-				values[6] = Float8GetDatum(res.bytes_per_op);
-				values[7] = Float8GetDatum(res.allocs_per_op);
+				values[5] = Float8GetDatum(round_to(res.ns_per_op, 1));
+				values[6] = Float8GetDatum(round_to(res.bytes_per_op, 1));
+				values[7] = Float8GetDatum(round_to(res.allocs_per_op, 2));
 				tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc,
 									 values, nulls);
 			}
@@ -1484,6 +1555,9 @@ minidb_bench_chain_depth(PG_FUNCTION_ARGS)
 				 errmsg("nothing to measure: paths is empty and include_heap is false")));
 	check_fetches((int64) a.ndepths * 2 * (a.npaths + (a.include_heap ? 1 : 0)) *
 				  (a.iterations + warmup_for(a.iterations)));
+	bench_progress = (int64) a.ndepths * 2 *
+		(a.npaths + (a.include_heap ? 1 : 0)) *
+		(a.iterations + warmup_for(a.iterations)) >= BENCH_PROGRESS_MIN_WORK;
 
 	InitMaterializedSRF(fcinfo, 0);
 	a.rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
@@ -1558,6 +1632,7 @@ minidb_bench_chain_rows(PG_FUNCTION_ARGS)
 	a.paths = parse_paths(PG_GETARG_ARRAYTYPE_P(1), &a.npaths);
 	a.include_heap = PG_GETARG_BOOL(2);
 	a.iterations = 1;
+	bench_progress = false;		/* one fetch per cell: only the writing */
 	if (a.npaths == 0 && !a.include_heap)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
@@ -1578,20 +1653,52 @@ minidb_bench_chain_rows(PG_FUNCTION_ARGS)
  * over rounds, median ns per op each:
  *	copy			memcpy into one existing buffer
  *	alloc_copy		palloc 1 kB (or bytes, if larger) and copy; the context
- *					is reset every 1000 allocations, its cost included
+ *					is reset after every 1000 kB allocated (1000 chunks of
+ *					1 kB), its cost included
  *	alloc_copy_free	palloc, copy, pfree: what the copy read paths do
  * A compiler barrier after each copy keeps the copies from being elided.
+ *
+ * alloc_copy measures whole reset cycles only: each of its rounds runs a
+ * whole number of cycles (at least one), so it may run more iterations
+ * than asked (its row says how many).  What a cycle costs is mostly the
+ * kernel's: the context grows to about 1 MB, its larger blocks are
+ * malloc'ed from fresh pages (mmap, or the heap top that glibc trims
+ * again), and the reset gives them back, so every cycle faults about 210
+ * pages in again (measured with the backend's minor fault count).  A round
+ * of fewer allocations than a cycle never leaves the context's first
+ * 120 kB, which malloc keeps, and measured 25 ns where whole cycles
+ * measure 600 to 800: the figure depended on the iteration count.
  * ----------------------------------------------------------------
  */
 #define COPY_KINDS 3
 static const char *const copy_kind_names[COPY_KINDS] =
 {"copy", "alloc_copy", "alloc_copy_free"};
 
+/* alloc_copy's allocations per reset cycle, for a copy of bytes */
+static int64
+alloc_cycle(int bytes)
+{
+	return Max(1, BENCH_ALLOC_RESET_BYTES / Max(bytes, BENCH_ALLOC_SIZE));
+}
+
+/* n rounded up to what kind runs: whole reset cycles for alloc_copy */
+static int64
+copy_round_count(int kind, int bytes, int64 n)
+{
+	int64		cycle = alloc_cycle(bytes);
+
+	if (kind != 1)
+		return n;
+	return Max(1, (n + cycle - 1) / cycle) * cycle;
+}
+
+/* One round of n (see copy_round_count) operations of kind; ns per op */
 static double
 copy_round(int kind, const char *src, char *dst, int bytes, int64 n,
 		   MemoryContext cxt)
 {
 	Size		allocsize = Max(bytes, BENCH_ALLOC_SIZE);
+	int64		cycle = alloc_cycle(bytes);
 	instr_time	start;
 	instr_time	elapsed;
 
@@ -1618,7 +1725,7 @@ copy_round(int kind, const char *src, char *dst, int bytes, int64 n,
 
 					memcpy(p, src, bytes);
 					pg_compiler_barrier();
-					if ((i + 1) % BENCH_ALLOC_RESET_EVERY == 0)
+					if ((i + 1) % cycle == 0)
 						MemoryContextReset(cxt);
 				}
 				break;
@@ -1652,6 +1759,7 @@ minidb_bench_copy_vs_alloc(PG_FUNCTION_ARGS)
 	MemoryContext cxt;
 	double	   *ns[COPY_KINDS];
 	int64		done = 0;
+	int64		done_kind[COPY_KINDS] = {0};
 	double		median[COPY_KINDS];
 
 	minidb_bench_check_caller();
@@ -1673,6 +1781,7 @@ minidb_bench_copy_vs_alloc(PG_FUNCTION_ARGS)
 				 errdetail("At %d bytes a call may make at most " INT64_FORMAT " iterations.",
 						   bytes, (int64) BENCH_MAX_COPY_WORK / Max(bytes, BENCH_ALLOC_SIZE))));
 
+	bench_progress = (int64) iterations * COPY_KINDS >= BENCH_PROGRESS_MIN_WORK;
 	InitMaterializedSRF(fcinfo, 0);
 	rounds = (int) Min(10, iterations);
 	src = palloc(bytes);
@@ -1686,7 +1795,9 @@ minidb_bench_copy_vs_alloc(PG_FUNCTION_ARGS)
 
 	/* warm-up: one short round of each */
 	for (int k = 0; k < COPY_KINDS; k++)
-		copy_round(k, src, dst, bytes, Max(1, Min(iterations / 10, 10000)),
+		copy_round(k, src, dst, bytes,
+				   copy_round_count(k, bytes,
+									Max(1, Min(iterations / 10, 10000))),
 				   cxt);
 
 	/* rounds in ABBA-style order: 0 1 2, 2 1 0, 0 1 2, ... */
@@ -1694,11 +1805,17 @@ minidb_bench_copy_vs_alloc(PG_FUNCTION_ARGS)
 	{
 		int64		n = (iterations - done) / (rounds - r);
 
+		if (bench_progress)
+			ereport(NOTICE,
+					(errmsg("minidb_bench_copy_vs_alloc: round %d of %d",
+							r + 1, rounds)));
 		for (int j = 0; j < COPY_KINDS; j++)
 		{
 			int			k = (r % 2 == 0) ? j : COPY_KINDS - 1 - j;
+			int64		nk = copy_round_count(k, bytes, n);
 
-			ns[k][r] = copy_round(k, src, dst, bytes, n, cxt);
+			ns[k][r] = copy_round(k, src, dst, bytes, nk, cxt);
+			done_kind[k] += nk;
 		}
 		done += n;
 	}
@@ -1718,9 +1835,9 @@ minidb_bench_copy_vs_alloc(PG_FUNCTION_ARGS)
 		values[0] = CStringGetTextDatum(copy_kind_names[k]);
 		values[1] = Int32GetDatum(bytes);
 		values[2] = Int32GetDatum(k == 0 ? 0 : (int32) Max(bytes, BENCH_ALLOC_SIZE));
-		values[3] = Int32GetDatum((int32) done);
-		values[4] = Float8GetDatum(median[k]);
-		values[5] = Float8GetDatum(median[k] / median[0]);
+		values[3] = Int32GetDatum((int32) done_kind[k]);
+		values[4] = Float8GetDatum(round_to(median[k], 1));
+		values[5] = Float8GetDatum(round_to(median[k] / median[0], 2));
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values,
 							 nulls);
 	}
@@ -1742,6 +1859,15 @@ minidb_bench_copy_vs_alloc(PG_FUNCTION_ARGS)
  * percentile_cont does.
  * ----------------------------------------------------------------
  */
+/* A side of an A/B comparison as the verdict names it: heap, view_lazy v2 */
+static char *
+side_label(int path, int format)
+{
+	if (path == BENCH_PATH_HEAP)
+		return pstrdup("heap");
+	return psprintf("%s v%d", path_name(path), format);
+}
+
 static double
 quantile(const double *sorted, int n, double q)
 {
@@ -1782,6 +1908,10 @@ ab_body(BenchEnv *env, void *arg)
 
 	for (int p = 0; p < a->pairs; p++)
 	{
+		if (bench_progress)
+			ereport(NOTICE,
+					(errmsg("minidb_bench_ab: pair %d of %d", p + 1,
+							a->pairs)));
 		for (int j = 0; j < 2; j++)
 		{
 			int			s = (p % 2 == 0) ? j : 1 - j;
@@ -1828,6 +1958,9 @@ minidb_bench_ab(PG_FUNCTION_ARGS)
 	a.iterations = PG_GETARG_INT32(5);
 	check_iterations(a.iterations);
 	check_fetches((int64) pairs * 2 * (a.iterations + Max(1, Min(a.iterations / 20, 5000))));
+	bench_progress = (int64) pairs * 2 *
+		(a.iterations + Max(1, Min(a.iterations / 20, 5000))) >=
+		BENCH_PROGRESS_MIN_WORK;
 
 	a.want_heap = (a.side[0] == BENCH_PATH_HEAP || a.side[1] == BENCH_PATH_HEAP);
 	a.nformats = 0;
@@ -1849,9 +1982,9 @@ minidb_bench_ab(PG_FUNCTION_ARGS)
 		bool		nulls[7] = {0, 0, 0, 0, 1, 1, 1};
 
 		values[0] = Int32GetDatum(p + 1);
-		values[1] = Float8GetDatum(a.ns[0][p]);
-		values[2] = Float8GetDatum(a.ns[1][p]);
-		values[3] = Float8GetDatum(a.ratio[p]);
+		values[1] = Float8GetDatum(round_to(a.ns[0][p], 1));
+		values[2] = Float8GetDatum(round_to(a.ns[1][p], 1));
+		values[3] = Float8GetDatum(round_to(a.ratio[p], 3));
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values,
 							 nulls);
 	}
@@ -1877,12 +2010,15 @@ minidb_bench_ab(PG_FUNCTION_ARGS)
 			verdict = "A faster";
 		else
 			verdict = "no difference detected";
-		values[1] = Float8GetDatum(quantile(sorted[0], pairs, 0.5));
-		values[2] = Float8GetDatum(quantile(sorted[1], pairs, 0.5));
-		values[3] = Float8GetDatum(quantile(sorted[2], pairs, 0.5));
-		values[4] = Float8GetDatum(q1);
-		values[5] = Float8GetDatum(q3);
-		values[6] = CStringGetTextDatum(verdict);
+		values[1] = Float8GetDatum(round_to(quantile(sorted[0], pairs, 0.5), 1));
+		values[2] = Float8GetDatum(round_to(quantile(sorted[1], pairs, 0.5), 1));
+		values[3] = Float8GetDatum(round_to(quantile(sorted[2], pairs, 0.5), 3));
+		values[4] = Float8GetDatum(round_to(q1, 3));
+		values[5] = Float8GetDatum(round_to(q3, 3));
+		/* the verdict names the sides: "B faster (A = heap, B = view_lazy v2)" */
+		values[6] = CStringGetTextDatum(psprintf("%s (A = %s, B = %s)", verdict,
+												 side_label(a.side[0], a.format[0]),
+												 side_label(a.side[1], a.format[1])));
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values,
 							 nulls);
 	}

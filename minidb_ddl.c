@@ -237,6 +237,25 @@ typedef struct RewriteState
 	double		tups_recently_dead;
 } RewriteState;
 
+/*
+ * pg_stat_progress_cluster, as heapam_relation_copy_for_cluster reports
+ * it when it copies in index order or for VACUUM FULL: every record copied
+ * is a row scanned and a row written (records no snapshot needs are not
+ * counted, as heap counts no dead tuples).
+ */
+static void
+progress_copied(double num_tuples)
+{
+	const int	index[] = {
+		PROGRESS_CLUSTER_HEAP_TUPLES_SCANNED,
+		PROGRESS_CLUSTER_HEAP_TUPLES_WRITTEN
+	};
+	int64		val[2];
+
+	val[0] = val[1] = (int64) num_tuples;
+	pgstat_progress_update_multi_param(2, index, val);
+}
+
 /* Copy the record at tid, pruned, frozen and re-toasted, to the new table */
 static void
 rewrite_record(Relation old, ItemPointer tid, RewriteState *rs)
@@ -260,6 +279,7 @@ rewrite_record(Relation old, ItemPointer tid, RewriteState *rs)
 			rewrite_add(&rs->writer, rec, len);
 			rs->num_tuples += 1;
 			rs->tups_recently_dead += nkept - 1;
+			progress_copied(rs->num_tuples);
 		}
 	}
 	MemoryContextSwitchTo(oldcxt);
@@ -270,10 +290,21 @@ rewrite_record(Relation old, ItemPointer tid, RewriteState *rs)
 static void
 rewrite_in_index_order(Relation old, Relation index, RewriteState *rs)
 {
-	IndexScanDesc iscan = index_beginscan(old, index, SnapshotAny, 0, 0);
+	IndexScanDesc iscan;
 	HASHCTL		ctl;
 	HTAB	   *seen;
 	ItemPointer tid;
+	const int	progress_index[] = {
+		PROGRESS_CLUSTER_PHASE,
+		PROGRESS_CLUSTER_INDEX_RELID
+	};
+	int64		progress_val[2];
+
+	progress_val[0] = PROGRESS_CLUSTER_PHASE_INDEX_SCAN_HEAP;
+	progress_val[1] = RelationGetRelid(index);
+	pgstat_progress_update_multi_param(2, progress_index, progress_val);
+
+	iscan = index_beginscan(old, index, SnapshotAny, 0, 0);
 
 	ctl.keysize = sizeof(ItemPointerData);
 	ctl.entrysize = sizeof(ItemPointerData);
@@ -300,12 +331,17 @@ rewrite_in_table_order(Relation old, RewriteState *rs)
 {
 	BlockNumber nblocks = RelationGetNumberOfBlocks(old);
 
+	pgstat_progress_update_param(PROGRESS_CLUSTER_PHASE,
+								 PROGRESS_CLUSTER_PHASE_SEQ_SCAN_HEAP);
+	pgstat_progress_update_param(PROGRESS_CLUSTER_TOTAL_HEAP_BLKS, nblocks);
 	for (BlockNumber blkno = 0; blkno < nblocks; blkno++)
 	{
 		Buffer		buffer = ReadBuffer(old, blkno);
 		OffsetNumber maxoff;
 
 		CHECK_FOR_INTERRUPTS();
+		pgstat_progress_update_param(PROGRESS_CLUSTER_HEAP_BLKS_SCANNED,
+									 blkno + 1);
 		LockBuffer(buffer, BUFFER_LOCK_SHARE);
 		maxoff = PageIsNew(BufferGetPage(buffer)) ? InvalidOffsetNumber :
 			PageGetMaxOffsetNumber(BufferGetPage(buffer));

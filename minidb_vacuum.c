@@ -138,6 +138,10 @@ typedef struct MinidbVacState
 	double		records_removed;	/* made LP_UNUSED */
 	double		lockers_cleared;
 	double		damaged_records;
+	/* where the first damaged records are, for the report */
+#define MINIDB_VAC_DAMAGED_SHOWN	10
+	int			ndamaged_tids;
+	ItemPointerData damaged_tids[MINIDB_VAC_DAMAGED_SHOWN];
 } MinidbVacState;
 
 /* What VACUUM does, or would do, to one record */
@@ -596,7 +600,16 @@ scan_page(MinidbVacState *vs, BlockNumber blkno, Buffer *vmbuffer,
 	for (OffsetNumber off = FirstOffsetNumber;
 		 off <= PageGetMaxOffsetNumber(page); off++)
 		if (ItemIdIsNormal(PageGetItemId(page, off)) && !pr->recs[off].dead)
+		{
+			if (pr->recs[off].damaged &&
+				vs->ndamaged_tids < MINIDB_VAC_DAMAGED_SHOWN)
+			{
+				ItemPointerSet(&vs->damaged_tids[vs->ndamaged_tids],
+							   blkno, off);
+				vs->ndamaged_tids++;
+			}
 			count_record(vs, &pr->recs[off]);
+		}
 	if (pr->hastup)
 		vs->nonempty_pages = blkno + 1;
 
@@ -1232,8 +1245,17 @@ minidb_relation_vacuum(Relation rel, struct VacuumParams *params,
 							 vs->NewRelminMxid,
 							 (int32) (vs->NewRelminMxid - old_relminmxid));
 		if (vs->damaged_records > 0)
-			appendStringInfo(&buf, "damaged records left alone: %.0f\n",
+		{
+			appendStringInfo(&buf, "damaged records left alone: %.0f, at",
 							 vs->damaged_records);
+			for (int i = 0; i < vs->ndamaged_tids; i++)
+				appendStringInfo(&buf, "%s (%u,%u)", i > 0 ? "," : "",
+								 ItemPointerGetBlockNumber(&vs->damaged_tids[i]),
+								 ItemPointerGetOffsetNumber(&vs->damaged_tids[i]));
+			if (vs->damaged_records > vs->ndamaged_tids)
+				appendStringInfoString(&buf, ", ...");
+			appendStringInfoString(&buf, " (minidb_force_kill makes them dead)\n");
+		}
 		if (buf.len > 0 && buf.data[buf.len - 1] == '\n')
 			buf.data[--buf.len] = '\0';
 		ereport(vs->verbose ? INFO : LOG,

@@ -2,11 +2,12 @@
 -- ddl_rewrite: table rewrites and the migration path, on a heap table and
 -- a minidb table side by side: ALTER TABLE ... ADD COLUMN with a volatile
 -- default, ALTER COLUMN TYPE, SET UNLOGGED / SET LOGGED, ALTER TABLE ...
--- SET TABLESPACE (an in-place tablespace), and, since PG 15 has no ALTER
--- TABLE ... SET ACCESS METHOD, the documented ways to move a heap table's
--- data into minidb: CREATE TABLE ... USING minidb AS SELECT, CREATE TABLE
--- (LIKE ...) USING minidb + INSERT ... SELECT, SELECT INTO under
--- default_table_access_method, and a materialized view USING minidb.
+-- SET TABLESPACE (an in-place tablespace), and, besides ALTER TABLE ...
+-- SET ACCESS METHOD (sql/tools.sql, sql/am_dml.sql), the other ways to move
+-- a heap table's data into minidb: CREATE TABLE ... USING minidb AS
+-- SELECT, CREATE TABLE (LIKE ...) USING minidb + INSERT ... SELECT, SELECT
+-- INTO under default_table_access_method, and a materialized view USING
+-- minidb.
 -- cmp(a, b) lists the rows in one table but not the other (EXCEPT ALL both
 -- ways): always 0 rows.  The expected output is heap's behaviour (run with
 -- "\set am heap" it is the same apart from that line).

@@ -130,8 +130,10 @@ SELECT rolsuper FROM pg_roles WHERE rolname = 'regress_minidb_attacker';
 SET ROLE regress_minidb_attacker;
 SELECT clock_timestamp() AS t0 \gset
 SET statement_timeout = '1s';
+SET client_min_messages = warning;	-- its progress NOTICEs depend on timing
 SELECT pg_temp.try($$SELECT count(*) FROM minidb_bench_chain_depth('{1}', 100000000)$$) AS cancelled;
 RESET statement_timeout;
+RESET client_min_messages;
 SELECT clock_timestamp() - :'t0'::timestamptz < interval '3 s' AS stopped_in_time;
 SELECT coalesce(array_length(dblink_get_connections(), 1), 0) AS open_connections;
 SELECT pg_temp.try(format('SELECT dblink_exec(%L, %L)', 'minidb_bench_' || pg_backend_pid(),
@@ -144,8 +146,10 @@ SELECT rolsuper FROM pg_roles WHERE rolname = 'regress_minidb_attacker';
 -- cancelled while the writer is still building the chains
 SET ROLE regress_minidb_attacker;
 SET statement_timeout = '200ms';
+SET client_min_messages = warning;	-- its progress NOTICE depends on timing
 SELECT pg_temp.try($$SELECT count(*) FROM minidb_bench_chain_rows(ARRAY(SELECT generate_series(150, 200)))$$) AS cancelled;
 RESET statement_timeout;
+RESET client_min_messages;
 SELECT coalesce(array_length(dblink_get_connections(), 1), 0) AS open_connections;
 RESET ROLE;
 SELECT count(*) AS scratch_schemas FROM pg_namespace WHERE nspname LIKE 'minidb\_bench\_%';

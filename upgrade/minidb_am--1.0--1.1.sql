@@ -1,0 +1,96 @@
+/* minidb_am 1.0 -> 1.1: every SQL-visible change since release 1.0 */
+
+-- complain if script is sourced in psql, rather than via ALTER EXTENSION
+\echo Use "ALTER EXTENSION minidb_am UPDATE TO '1.1'" to load this file. \quit
+
+-- Every statement can run twice: a database that installed a development
+-- build of main between 1.0 and 1.1 (labelled 1.0, holding some of these
+-- changes already) updates too.  CREATE OR REPLACE replaces only members
+-- of this extension.
+
+-- The role minidb_bench (20_bench.sql): 1.0 used any role of that name;
+-- 1.1 uses it only when minidb_am made it (its comment says so), as a
+-- fresh CREATE EXTENSION does, and makes it when it is missing.
+DO $$
+DECLARE
+	marker CONSTANT text :=
+		'may run the minidb_am benchmark functions (minidb_bench_*)';
+	found_role oid;
+BEGIN
+	SELECT r.oid INTO found_role FROM pg_catalog.pg_roles r
+	 WHERE r.rolname OPERATOR(pg_catalog.=) 'minidb_bench';
+	IF found_role IS NULL THEN
+		CREATE ROLE minidb_bench NOLOGIN;
+		EXECUTE pg_catalog.format('COMMENT ON ROLE minidb_bench IS %L', marker);
+	ELSIF pg_catalog.shobj_description(found_role, 'pg_authid')
+			IS DISTINCT FROM marker THEN
+		RAISE EXCEPTION 'role "minidb_bench" already exists and was not created by minidb_am'
+			USING ERRCODE = 'duplicate_object',
+				  DETAIL = 'Its members would run the minidb_am benchmark functions, which write through a superuser connection.',
+				  HINT = pg_catalog.format('Drop or rename that role, or, if it is meant for these benchmarks, mark it with COMMENT ON ROLE minidb_bench IS %L and update the extension again.', marker);
+	END IF;
+END $$;
+
+-- 05_am_funcs.sql: who holds a row (row locks like heap's)
+CREATE OR REPLACE FUNCTION minidb_row_locks(rel regclass)
+RETURNS TABLE(locked_row tid, locker xid, multi bool, xids xid[],
+              modes text[], pids int[])
+AS 'MODULE_PATHNAME', 'minidb_row_locks'
+LANGUAGE C STRICT VOLATILE;
+COMMENT ON FUNCTION minidb_row_locks(regclass) IS
+'rows held by running transactions, with their holders'' xids, modes and pids, as pgrowlocks shows them (needs SELECT on the table)';
+
+-- 10_chain.sql: the record's format is minidb.record_format's, so the
+-- builder is STABLE, not IMMUTABLE
+ALTER FUNCTION minidb_chain_build(text[], xid[], cid[], text[], tid) STABLE;
+
+-- 20_bench.sql: the benchmarks run as their caller (not SECURITY DEFINER);
+-- EXECUTE for PUBLIC, the functions check their caller themselves and
+-- name the role in their error
+ALTER FUNCTION minidb_bench_chain_depth(int[], int, text[], bool, text) SECURITY INVOKER;
+ALTER FUNCTION minidb_bench_chain_rows(int[], text[], bool, text) SECURITY INVOKER;
+ALTER FUNCTION minidb_bench_copy_vs_alloc(int, int) SECURITY INVOKER;
+ALTER FUNCTION minidb_bench_ab(text, text, int, text, int, int, text, text) SECURITY INVOKER;
+
+REVOKE ALL ON FUNCTION minidb_bench_chain_depth(int[], int, text[], bool, text) FROM minidb_bench;
+REVOKE ALL ON FUNCTION minidb_bench_chain_rows(int[], text[], bool, text) FROM minidb_bench;
+REVOKE ALL ON FUNCTION minidb_bench_copy_vs_alloc(int, int) FROM minidb_bench;
+REVOKE ALL ON FUNCTION minidb_bench_ab(text, text, int, text, int, int, text, text) FROM minidb_bench;
+GRANT EXECUTE ON FUNCTION minidb_bench_chain_depth(int[], int, text[], bool, text) TO PUBLIC;
+GRANT EXECUTE ON FUNCTION minidb_bench_chain_rows(int[], text[], bool, text) TO PUBLIC;
+GRANT EXECUTE ON FUNCTION minidb_bench_copy_vs_alloc(int, int) TO PUBLIC;
+GRANT EXECUTE ON FUNCTION minidb_bench_ab(text, text, int, text, int, int, text, text) TO PUBLIC;
+
+COMMENT ON FUNCTION minidb_bench_chain_depth(int[], int, text[], bool, text) IS
+'time fetches by TID of a row whose chain has each depth, newest and oldest reader, per read path and beside heap (superuser or member of minidb_bench)';
+COMMENT ON FUNCTION minidb_bench_chain_rows(int[], text[], bool, text) IS
+'the row each read path (and heap) returns from chains of each depth, for each reader (superuser or member of minidb_bench)';
+COMMENT ON FUNCTION minidb_bench_copy_vs_alloc(int, int) IS
+'ns per op: copy into an existing buffer, palloc+copy (reset every 1000), palloc+copy+pfree (superuser or member of minidb_bench)';
+COMMENT ON FUNCTION minidb_bench_ab(text, text, int, text, int, int, text, text) IS
+'paired ABBA comparison of two read paths or heap: per-pair B/A, then median, IQR and verdict (superuser or member of minidb_bench)';
+
+-- 40_repair.sql: what verify_heapam and pg_surgery's heap_force_kill do
+-- for heap
+-- Every damaged record of a minidb table, as amcheck's verify_heapam lists
+-- heap's (which refuses minidb tables): the record's TID, the version at
+-- fault (NULL: the record header), the field and what is wrong.  Also
+-- pages that are not minidb pages (offset 0) and line pointers that point
+-- outside their page.  Table owner or superuser.
+CREATE OR REPLACE FUNCTION minidb_check(rel regclass)
+RETURNS TABLE(ctid tid, version int, field text, detail text)
+AS 'MODULE_PATHNAME', 'minidb_check'
+LANGUAGE C STRICT VOLATILE PARALLEL SAFE;
+
+COMMENT ON FUNCTION minidb_check(regclass) IS
+'every damaged record (and foreign page) of a minidb table, with the version and field at fault, as verify_heapam lists heap''s (table owner or superuser)';
+
+CREATE OR REPLACE FUNCTION minidb_force_kill(rel regclass, tids tid[])
+RETURNS int
+AS 'MODULE_PATHNAME', 'minidb_force_kill'
+LANGUAGE C VOLATILE PARALLEL UNSAFE;
+
+COMMENT ON FUNCTION minidb_force_kill(regclass, tid[]) IS
+'make the records at these TIDs dead without reading them, as pg_surgery''s heap_force_kill does for heap (superuser)';
+
+REVOKE ALL ON FUNCTION minidb_force_kill(regclass, tid[]) FROM PUBLIC;
