@@ -207,10 +207,12 @@ do_run() {
     [ $# -gt 0 ] || usage
     do_make || exit 1
     copy_checkout "$ROOT/minidb_am" || die "cannot copy the checkout into $ROOT/minidb_am"
+    # We hold the chroot's lock: whatever still runs or is mounted there was
+    # left by an earlier run that was killed
+    cleanup_run
     rm -rf --one-file-system "$ROOT"/tmp/minidb_am-* # work folders of earlier runs
     trap cleanup_run EXIT
     trap 'exit 130' INT TERM
-    [ -z "$(mounts_under "$ROOT/proc")" ] || die "$ROOT/proc is already mounted (another run?)"
     mount -t proc proc "$ROOT/proc" || die "cannot mount /proc in the chroot"
     mkdir -p "$ROOT/dev/shm"
     mount -t tmpfs -o mode=1777,size=2g tmpfs "$ROOT/dev/shm" || die "cannot mount /dev/shm in the chroot"
