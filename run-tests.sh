@@ -11,7 +11,8 @@
 #   build            1 (make COPT=-Werror), install 1
 #   unit             one per TAP assertion ("ok N" / "not ok N")
 #   fuzz, plantedbug 1 each
-#   regress          one per sql/*.sql file (pg_regress "... ok|FAILED")
+#   regress          one per sql/*.sql file (pg_regress's "test x ... ok" or
+#                    "... FAILED" on 15, "ok N - x" or "not ok N - x" on 16+)
 #   isolation        one per specs/*.spec file
 #   isoheap          one per spec marked "# oracle: heap", run with heap
 #                    tables against the same expected file
@@ -21,8 +22,11 @@
 # plan that came up short) adds one failure.  Exit status: 0 only when
 # nothing failed.
 #
-# Environment: FUZZ_SECONDS (60), PLANT_SECONDS (120), MINIDB_CLUSTER_DIR,
-# MINIDB_PORT (see scripts/cluster.sh), KEEP_WORK=1 keeps the work folder.
+# Environment: PG_CONFIG (pg_config): the server to build, install and test
+# against (its major version picks the Debian packages, its bindir the
+# cluster's, pg_regress's, psql's and prove's programs); FUZZ_SECONDS (60),
+# PLANT_SECONDS (120), MINIDB_CLUSTER_DIR, MINIDB_PORT (see
+# scripts/cluster.sh), KEEP_WORK=1 keeps the work folder.
 #
 # The server suites run in a copy of the checkout owned by the postgres user
 # (pg_regress and the TAP tests write into the tree and PostgreSQL will not
@@ -33,6 +37,8 @@ REPO=$(cd "$(dirname "$0")" && pwd)
 cd "$REPO" || exit 1
 export FUZZ_SECONDS=${FUZZ_SECONDS:-60}
 export PLANT_SECONDS=${PLANT_SECONDS:-120}
+# make, scripts/cluster.sh, scripts/deps.sh and heap_oracle.sh read it
+export PG_CONFIG=${PG_CONFIG:-pg_config}
 
 SUITES=()
 declare -A PASS FAIL NOTE
@@ -81,10 +87,16 @@ count_tap() {
     F=$(grep -cE '^not ok [0-9]+' "$1")
 }
 
+# pg_regress's result lines: "test x ... ok" / "... FAILED" (15),
+# "ok N - x" / "not ok N + x" (16 and later: TAP, "-" serial, "+" parallel)
+REGRESS_OK='\.\.\. +ok|^ok +[0-9]+ +[-+] '
+REGRESS_FAILED='\.\.\. +(FAILED|failed)|^not ok +[0-9]+ +[-+] '
+REGRESS_LINE='\.\.\. |^(not )?ok +[0-9]+ +[-+] '
+
 # Count pg_regress result lines of a log: sets P and F
 count_regress() {
-    P=$(grep -cE '\.\.\. +ok' "$1")
-    F=$(grep -cE '\.\.\. +(FAILED|failed)' "$1")
+    P=$(grep -cE "$REGRESS_OK" "$1")
+    F=$(grep -cE "$REGRESS_FAILED" "$1")
 }
 
 # One failure more when the runner failed but no test said so
@@ -109,6 +121,13 @@ if ! scripts/deps.sh; then
     record deps 0 1 "missing Debian packages (see above)"
     finish
 fi
+if ! BINDIR=$("$PG_CONFIG" --bindir); then
+    record deps 0 1 "PG_CONFIG=$PG_CONFIG does not run"
+    finish
+fi
+# psql, pg_prove's psql and the server programs of that installation
+export PATH="$BINDIR:$PATH"
+echo "PostgreSQL: $("$PG_CONFIG" --version) ($PG_CONFIG)"
 
 # ---------------------------------------------------------------- build
 section "build (make COPT=-Werror)"
@@ -189,7 +208,7 @@ as_pg env PGHOST="$PGHOST" PGPORT="$PGPORT" PGUSER="$PGUSER" \
     make -C "$TREE" regresscheck >"$LOG/regress.log" 2>&1
 rc=$?
 count_regress "$LOG/regress.log"
-grep -E '\.\.\. ' "$LOG/regress.log"
+grep -E "$REGRESS_LINE" "$LOG/regress.log"
 if [ "$F" -gt 0 ] || [ $rc -ne 0 ]; then
     [ -f "$TREE/regression.diffs" ] && head -60 "$TREE/regression.diffs"
     runner_failed $rc && tail -10 "$LOG/regress.log"
@@ -203,7 +222,7 @@ if ls specs/*.spec >/dev/null 2>&1; then
         make -C "$TREE" isolationcheck >"$LOG/isolation.log" 2>&1
     rc=$?
     count_regress "$LOG/isolation.log"
-    grep -E '\.\.\. ' "$LOG/isolation.log"
+    grep -E "$REGRESS_LINE" "$LOG/isolation.log"
     if [ "$F" -gt 0 ] || [ $rc -ne 0 ]; then
         [ -f "$TREE/output_iso/regression.diffs" ] && head -60 "$TREE/output_iso/regression.diffs"
         runner_failed $rc && tail -10 "$LOG/isolation.log"
@@ -219,7 +238,7 @@ as_pg env PGHOST="$PGHOST" PGPORT="$PGPORT" PGUSER="$PGUSER" \
     "$TREE/test/isolation/heap_oracle.sh" "$WORK/heap_oracle" >"$LOG/isoheap.log" 2>&1
 rc=$?
 count_regress "$LOG/isoheap.log"
-grep -E '\.\.\. ' "$LOG/isoheap.log"
+grep -E "$REGRESS_LINE" "$LOG/isoheap.log"
 if [ "$F" -gt 0 ] || [ $rc -ne 0 ]; then
     [ -f "$WORK/heap_oracle/out/regression.diffs" ] && head -60 "$WORK/heap_oracle/out/regression.diffs"
     runner_failed $rc && tail -10 "$LOG/isoheap.log"
@@ -247,7 +266,7 @@ if ls test/pgtap/*.sql >/dev/null 2>&1; then
         psql -X -q -v ON_ERROR_STOP=1 -d "$DB" -c "CREATE EXTENSION pgtap" \
             -c "CREATE EXTENSION minidb_am"
     } >"$LOG/pgtap.log" 2>&1
-    (cd "$TREE" && pg_prove -v -d "$DB" test/pgtap/*.sql) >>"$LOG/pgtap.log" 2>&1
+    (cd "$TREE" && pg_prove -v --psql-bin "$BINDIR/psql" -d "$DB" test/pgtap/*.sql) >>"$LOG/pgtap.log" 2>&1
     rc=$?
     count_tap "$LOG/pgtap.log"
     grep -E '^not ok|^#|^Result|^Files=|ERROR' "$LOG/pgtap.log"
