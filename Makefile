@@ -15,7 +15,8 @@
 MODULE_big = minidb_am
 AM_OBJS = minidb_am.o minidb_visibility.o minidb_tuple.o btree_view.o minidb_page.o \
 	minidb_scan.o minidb_modify.o minidb_prune.o minidb_ddl.o minidb_vacuum.o \
-	minidb_funcs.o bench.o minidb_stats.o minidb_wal.o minidb_xlog.o
+	minidb_funcs.o bench.o minidb_stats.o minidb_wal.o minidb_xlog.o \
+	minidb_hio.o
 OBJS = chain.o minidb_chain_funcs.o $(AM_OBJS)
 
 EXTENSION = minidb_am
@@ -51,7 +52,7 @@ $(DATA_built): $(SQLSRC) .sqlsrc.list
 	cat $(SQLSRC) > $@
 
 # Every object depends on the record format
-$(OBJS): chain.h minidb_am.h
+$(OBJS): chain.h minidb_am.h minidb_xlog.h
 
 # ---------------------------------------------------------------------
 # Test suites that need no server: chain.c built standalone

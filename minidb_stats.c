@@ -139,7 +139,7 @@ minidb_stats(PG_FUNCTION_ARGS)
 			len = ItemIdGetLength(lp);
 			records++;
 			bytes += len;
-			nkeep = minidb_prune_plan(rec, len, vistest, InvalidBuffer, keep,
+			nkeep = minidb_prune_plan(rec, len, vistest, buffer, keep,
 									  &n, &floor);
 			if (nkeep < 0)
 			{
@@ -157,7 +157,7 @@ minidb_stats(PG_FUNCTION_ARGS)
 				UnlockReleaseBuffer(buffer);
 				minidb_report_corruption(rel, &tid, &err);
 			}
-			if (minidb_record_is_dead(rec, len, vistest, InvalidBuffer, NULL))
+			if (minidb_record_is_dead(rec, len, vistest, buffer, NULL))
 				dead += n;
 			else
 			{
