@@ -133,6 +133,91 @@ version_bytes(const MinidbVersionData *v, uint32 *vlen)
 }
 
 /*
+ * The data of the version a record at off starts with (its head, version
+ * 0), if it is a data version whose bytes can be read; for a prepend's
+ * prefix/suffix compression, on the primary and in replay alike.
+ */
+static bool
+head_data(Page page, OffsetNumber off, const char **data, uint32 *len)
+{
+	ItemId		lp;
+	char	   *rec;
+	MinidbChainIter it;
+	MinidbVersionRef ref;
+	MinidbChainError err;
+	bool		damaged = false;
+
+	if (off < FirstOffsetNumber || off > PageGetMaxOffsetNumber(page))
+		return false;
+	lp = PageGetItemId(page, off);
+	if (!ItemIdIsNormal(lp))
+		return false;
+	rec = (char *) PageGetItem(page, lp);
+	if (!minidb_chain_iter_init(&it, rec, ItemIdGetLength(lp), &err) ||
+		!minidb_chain_iter_next(&it, &ref, &err, &damaged) ||
+		(ref.vh->vh_flags & MINIDB_V_NODATA_MASK))
+		return false;
+	*data = rec + ref.offset + ref.vh->vh_hoff;
+	*len = ref.vh->vh_len - ref.vh->vh_hoff;
+	return true;
+}
+
+/*
+ * The bytes of a prepend's new version as logged: whole, or -- when the
+ * record's head stays and the two share a prefix or a suffix of their
+ * data, as an UPDATE of a few columns does -- the version's header and
+ * null bitmap, the prefix and suffix lengths (uint16 each) and only the
+ * data between them, which replay completes from the head on its page
+ * (heap's prefix/suffix compression of XLOG_HEAP_HOT_UPDATE).  Sets
+ * *diffed.  palloc'd.
+ */
+#define MIN_AFFIX_LEN	3		/* heap's threshold, in log_heap_update */
+
+static char *
+prepend_bytes(Page page, OffsetNumber off, const bool *keep,
+			  const MinidbVersionData *v, uint32 *vlen, bool *diffed)
+{
+	char	   *full = version_bytes(v, vlen);
+	MinidbVersionHeader *vh = (MinidbVersionHeader *) full;
+	const char *old;
+	uint32		oldlen;
+	uint32		newlen = v->datalen;
+	uint32		prefix = 0;
+	uint32		suffix = 0;
+	uint16		affix[2];
+	char	   *out;
+
+	*diffed = false;
+	if ((keep && !keep[0]) || newlen == 0 ||
+		!head_data(page, off, &old, &oldlen))
+		return full;
+	while (prefix < Min(oldlen, newlen) && prefix < PG_UINT16_MAX &&
+		   old[prefix] == v->data[prefix])
+		prefix++;
+	while (suffix < Min(oldlen, newlen) - prefix && suffix < PG_UINT16_MAX &&
+		   old[oldlen - 1 - suffix] == v->data[newlen - 1 - suffix])
+		suffix++;
+	if (prefix < MIN_AFFIX_LEN)
+		prefix = 0;
+	if (suffix < MIN_AFFIX_LEN)
+		suffix = 0;
+	if (prefix + suffix <= sizeof(affix))
+		return full;
+
+	affix[0] = (uint16) prefix;
+	affix[1] = (uint16) suffix;
+	out = palloc(vh->vh_hoff + sizeof(affix) + newlen - prefix - suffix);
+	memcpy(out, full, vh->vh_hoff);
+	memcpy(out + vh->vh_hoff, affix, sizeof(affix));
+	memcpy(out + vh->vh_hoff + sizeof(affix), v->data + prefix,
+		   newlen - prefix - suffix);
+	*vlen = vh->vh_hoff + sizeof(affix) + newlen - prefix - suffix;
+	*diffed = true;
+	pfree(full);
+	return out;
+}
+
+/*
  * The conflict horizon of a record's keep[] plan (made by
  * minidb_prune_plan on this page): versions below the oldest kept one went
  * because that one is visible to every snapshot, so its xmin; none when
@@ -189,8 +274,9 @@ minidb_log_prepend(Relation rel, Buffer buffer, OffsetNumber off,
 	char	   *rec;
 	uint32		reclen;
 	uint32		vlen;
+	bool		diffed;
 
-	vbytes = version_bytes(v, &vlen);
+	vbytes = prepend_bytes(page, off, keep, v, &vlen, &diffed);
 	if (clear_vm)
 		visibilitymap_pin(rel, blkno, &vmbuffer);
 	rec = minidb_prepend_build(page, off, keep, v, successor, recflags,
@@ -214,6 +300,7 @@ minidb_log_prepend(Relation rel, Buffer buffer, OffsetNumber off,
 		xlrec.flags = (keep ? XLMD_PRUNED : 0) |
 			(successor ? XLMD_HAS_SUCCESSOR : 0) |
 			(clear_vm ? XLMD_VM_CLEARED : 0) |
+			(diffed ? XLMD_DATA_DIFF : 0) |
 			(TransactionIdIsValid(horizon) ? XLMD_HORIZON : 0);
 		xlrec.recflags = recflags;
 		if (successor)
@@ -540,6 +627,63 @@ redo_add_record(Page page, OffsetNumber off, const char *data, Size len)
 	pfree(rec);
 }
 
+/*
+ * The logged version of block 0 of PREPEND and MOVE, whole again (a
+ * palloc'd, aligned copy); *used gets the bytes it took.
+ */
+static char *
+redo_version_bytes(Page page, const xl_minidb_prepend *xlprep,
+				   const char *data, Size datalen, Size *used)
+{
+	MinidbVersionHeader vh;
+	char	   *vbytes;
+	const char *old;
+	uint32		oldlen;
+	uint16		affix[2];
+	uint32		middle;
+
+	if (datalen < MINIDB_VERSION_HDRSZ)
+		elog(PANIC, "minidb_redo: version data of %zu bytes is too short",
+			 datalen);
+	memcpy(&vh, data, sizeof(vh));
+	if (vh.vh_len < MINIDB_VERSION_HDRSZ || vh.vh_hoff > vh.vh_len)
+		elog(PANIC, "minidb_redo: version of %u bytes with data at %u",
+			 vh.vh_len, vh.vh_hoff);
+	vbytes = palloc(MAXALIGN(vh.vh_len));
+	if (!(xlprep->flags & XLMD_DATA_DIFF))
+	{
+		if (vh.vh_len > datalen)
+			elog(PANIC, "minidb_redo: version of %u bytes overruns the record data",
+				 vh.vh_len);
+		memcpy(vbytes, data, vh.vh_len);
+		*used = vh.vh_len;
+		return vbytes;
+	}
+
+	/* prefix and suffix from the head of the record on this page */
+	if ((Size) vh.vh_hoff + sizeof(affix) > datalen)
+		elog(PANIC, "minidb_redo: compressed version overruns the record data");
+	memcpy(affix, data + vh.vh_hoff, sizeof(affix));
+	if ((uint32) affix[0] + affix[1] > (uint32) (vh.vh_len - vh.vh_hoff))
+		elog(PANIC, "minidb_redo: prefix %u and suffix %u exceed the version",
+			 affix[0], affix[1]);
+	middle = vh.vh_len - vh.vh_hoff - affix[0] - affix[1];
+	if ((Size) vh.vh_hoff + sizeof(affix) + middle > datalen)
+		elog(PANIC, "minidb_redo: compressed version overruns the record data");
+	if (!head_data(page, xlprep->offnum, &old, &oldlen) ||
+		(uint32) affix[0] + affix[1] > oldlen)
+		elog(PANIC, "minidb_redo: no head at offset %u to complete a version from",
+			 xlprep->offnum);
+	memcpy(vbytes, data, vh.vh_hoff);
+	memcpy(vbytes + vh.vh_hoff, old, affix[0]);
+	memcpy(vbytes + vh.vh_hoff + affix[0], data + vh.vh_hoff + sizeof(affix),
+		   middle);
+	memcpy(vbytes + vh.vh_hoff + affix[0] + middle,
+		   old + oldlen - affix[1], affix[1]);
+	*used = vh.vh_hoff + sizeof(affix) + middle;
+	return vbytes;
+}
+
 /* Block 0 of PREPEND and MOVE: prune, prepend; returns bytes consumed */
 static Size
 redo_prepend_block(Page page, const xl_minidb_prepend *xlprep,
@@ -548,13 +692,13 @@ redo_prepend_block(Page page, const xl_minidb_prepend *xlprep,
 	Size		keeplen = (xlprep->flags & XLMD_PRUNED) ?
 		xlprep->nversions * sizeof(bool) : 0;
 	bool	   *keep = NULL;
-	MinidbVersionHeader vh;
 	char	   *vbytes;
 	char	   *rec;
 	uint32		reclen;
+	Size		used;
 	MinidbVersionData v;
 
-	if (keeplen + MINIDB_VERSION_HDRSZ > datalen)
+	if (keeplen > datalen)
 		elog(PANIC, "minidb_redo: prepend data of %zu bytes is too short",
 			 datalen);
 	if (keeplen)
@@ -562,12 +706,9 @@ redo_prepend_block(Page page, const xl_minidb_prepend *xlprep,
 		keep = palloc(keeplen);
 		memcpy(keep, data, keeplen);
 	}
-	memcpy(&vh, data + keeplen, sizeof(vh));
-	if (vh.vh_len < MINIDB_VERSION_HDRSZ || keeplen + vh.vh_len > datalen)
-		elog(PANIC, "minidb_redo: version of %u bytes overruns the record data",
-			 vh.vh_len);
-	vbytes = palloc(MAXALIGN(vh.vh_len));	/* aligned copy */
-	memcpy(vbytes, data + keeplen, vh.vh_len);
+	/* before the record changes: a compressed version needs its head */
+	vbytes = redo_version_bytes(page, xlprep, data + keeplen,
+								datalen - keeplen, &used);
 	parse_version(vbytes, &v);
 	rec = minidb_prepend_build(page, xlprep->offnum, keep, &v,
 							   (xlprep->flags & XLMD_HAS_SUCCESSOR) ?
@@ -580,7 +721,7 @@ redo_prepend_block(Page page, const xl_minidb_prepend *xlprep,
 	pfree(vbytes);
 	if (keep)
 		pfree(keep);
-	return keeplen + vh.vh_len;
+	return keeplen + used;
 }
 
 static void

@@ -33,12 +33,16 @@
 #define XLMD_PRUNED				0x01	/* keep[] follows in the block data */
 #define XLMD_HAS_SUCCESSOR		0x02
 #define XLMD_VM_CLEARED			0x04
+#define XLMD_DATA_DIFF			0x08	/* the version's data is logged as a
+										 * difference from the head's */
 #define XLMD_HORIZON			0x40	/* a conflict horizon follows the
 										 * record's fixed part */
 
 /*
  * PREPEND: block 0 data is [bool keep[nversions]] then the new version's
- * bytes.  With XLMD_HORIZON the main data ends with the TransactionId
+ * bytes; with XLMD_DATA_DIFF its header and null bitmap (vh_hoff bytes),
+ * uint16 prefix and suffix lengths, and the data between them (the rest
+ * is the record's head's, on the page).  With XLMD_HORIZON the main data ends with the TransactionId
  * whose commit made the pruned versions invisible to every snapshot.
  */
 typedef struct xl_minidb_prepend
