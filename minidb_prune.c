@@ -11,6 +11,13 @@
  * or moved marker beyond the horizon, or when every version aborted; only
  * VACUUM, after removing the index entries, may remove a dead record.
  *
+ * Pruning is plan, then execute, as pruneheap.c's heap_page_prune and
+ * heap_page_prune_execute: the plan (which versions of which records stay,
+ * and the conflict horizon a hot standby needs: the xid whose commit made
+ * the removed versions invisible to everyone) is made here from the
+ * visibility rules; minidb_page_execute_plan carries it out, on the
+ * primary and in replay of the PRUNE record that logs it.
+ *
  * The functions here work on a record or page the caller holds locked
  * exclusively; TOAST values of pruned versions were already deleted by the
  * transaction that superseded them, exactly as heap does.

@@ -24,7 +24,12 @@
  *	   relpages, reltuples, relallvisible, relfrozenxid and relminmxid
  *	   (vac_update_relstats), the cumulative statistics, the free space map.
  *
- * Every page change is a single generic WAL record made under the buffer's
+ * Phase 1 and 3 decide, then act, as heap's pruning does: the page's plan
+ * (a MinidbPagePlan: what each record keeps and freezes, which items die)
+ * is made from the page under its lock, with the conflict horizon a hot
+ * standby needs (the newest xmin whose versions it removes or freezes),
+ * then carried out in one WAL record (minidb_apply_plan: a compact PRUNE
+ * record preloaded, generic WAL otherwise) made under the buffer's
  * exclusive lock, so cancelling VACUUM (statement_timeout, pg_cancel_backend)
  * at any CHECK_FOR_INTERRUPTS leaves every page consistent: at worst some
  * dead records stay LP_DEAD with their index entries, which readers skip
