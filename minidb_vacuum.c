@@ -264,7 +264,9 @@ vacuum_record(MinidbVacState *vs, char *rec, uint32 len, Buffer buffer,
 		bool		committed;
 
 		actions[ref.index] = keep[ref.index] ? MINIDB_PLAN_KEEP : 0;
-		if (ref.index == floor && floor < n - 1)
+		if (ref.index == floor && floor < n - 1 &&
+			(!TransactionIdIsValid(r->horizon) ||
+			 TransactionIdFollows(vh->vh_xmin, r->horizon)))
 			r->horizon = vh->vh_xmin;	/* the versions below it go */
 		if (!keep[ref.index])
 			continue;
