@@ -16,7 +16,7 @@ MODULE_big = minidb_am
 AM_OBJS = minidb_am.o minidb_lock.o minidb_visibility.o minidb_tuple.o btree_view.o minidb_page.o \
 	minidb_scan.o minidb_modify.o minidb_prune.o minidb_ddl.o minidb_vacuum.o \
 	minidb_funcs.o bench.o minidb_stats.o minidb_wal.o minidb_xlog.o \
-	minidb_repair.o
+	minidb_repair.o minidb_hio.o
 OBJS = chain.o minidb_chain_funcs.o $(AM_OBJS)
 
 EXTENSION = minidb_am
@@ -57,7 +57,7 @@ $(DATA_built): $(SQLSRC) .sqlsrc.list
 	cat $(SQLSRC) > $@
 
 # Every object depends on the record format
-$(OBJS): chain.h minidb_am.h minidb_lock.h
+$(OBJS): chain.h minidb_am.h minidb_lock.h minidb_xlog.h
 
 # ---------------------------------------------------------------------
 # Test suites that need no server: chain.c built standalone

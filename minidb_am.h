@@ -75,25 +75,84 @@ extern char *minidb_page_record_at(Relation rel, Buffer buffer,
 								   ItemPointer tid, uint32 *len);
 
 /*
- * minidb_wal.c: generic WAL records (replayed by the server's generic_redo)
- * made with a fast delta; the interface mirrors access/generic_xlog.h.
+ * minidb_page.c: pruning plans.  Pruning and VACUUM decide what to do to a
+ * page (minidb_prune.c, minidb_vacuum.c), minidb_page_execute_plan carries
+ * it out, on the primary and in replay of the compact PRUNE record.  The
+ * conflict horizon is what a hot standby needs: the newest xid whose
+ * versions the plan removes or freezes (queries whose snapshots do not see
+ * it yet are cancelled on replay).
  */
-#define MINIDB_WAL_MAX_PAGES	4	/* MAX_GENERIC_XLOG_PAGES */
-#define MINIDB_WAL_FULL_IMAGE	0x0001	/* GENERIC_XLOG_FULL_IMAGE */
+#define MINIDB_PLAN_KEEP		0x01	/* action: the version stays */
+#define MINIDB_PLAN_FREEZE		0x02	/* action: ... and is frozen */
+
+#define MINIDB_RPLAN_CLEAR_LOCKER	0x01	/* forget the record's row locker */
+
+#define MINIDB_PLAN_SET_PRUNE_XID	0x01	/* set pd_prune_xid to prune_xid */
+#define MINIDB_PLAN_TRUNCATE_LP		0x02	/* PageTruncateLinePointerArray */
+
+/* Versions that fit on a page: each has a 16-byte header */
+#define MINIDB_MAX_PAGE_VERSIONS	(BLCKSZ / MINIDB_VERSION_HDRSZ)
+
+typedef struct MinidbRecordPlan
+{
+	OffsetNumber off;
+	uint16		nversions;		/* the versions it holds before the change */
+	uint16		first;			/* its first action in MinidbPagePlan.actions */
+	uint8		flags;			/* MINIDB_RPLAN_* */
+} MinidbRecordPlan;
+
+typedef struct MinidbPagePlan
+{
+	TransactionId conflict_xid; /* InvalidTransactionId: none */
+	TransactionId prune_xid;	/* pd_prune_xid afterwards */
+	uint8		flags;			/* MINIDB_PLAN_* */
+	int			nrecords;
+	int			nactions;
+	int			ndead;			/* items that become LP_DEAD */
+	int			nunused;		/* items that become LP_UNUSED */
+	int			nremoved;		/* pruning: versions removed that pgstat
+								 * counts as dead (not logged) */
+	MinidbRecordPlan records[MaxHeapTuplesPerPage];
+	uint8		actions[MINIDB_MAX_PAGE_VERSIONS];	/* per version, newest
+													 * first, record by record */
+	OffsetNumber dead[MaxHeapTuplesPerPage];
+	OffsetNumber unused[MaxHeapTuplesPerPage];
+} MinidbPagePlan;
+
+extern void minidb_plan_init(MinidbPagePlan *plan);
+extern uint8 *minidb_plan_add_record(MinidbPagePlan *plan, OffsetNumber off,
+									 int nversions, uint8 flags);
+extern void minidb_plan_note_xid(MinidbPagePlan *plan, TransactionId xid);
+extern bool minidb_plan_is_empty(const MinidbPagePlan *plan);
+extern void minidb_page_execute_plan(Page page, const MinidbPagePlan *plan);
+
+/*
+ * minidb_wal.c: WAL-logged page writes.  Change the images that
+ * minidb_write_page hands out, then minidb_write_finish logs the delta:
+ * a DELTA record of minidb's resource manager when the library is
+ * preloaded (minidb_custom_wal), a generic WAL record otherwise.
+ */
+#define MINIDB_WRITE_MAX_PAGES	2	/* table pages per write */
 
 typedef struct MinidbWalState MinidbWalState;
 
-extern MinidbWalState *minidb_wal_start(Relation rel);
-extern Page minidb_wal_register(MinidbWalState *state, Buffer buffer,
-								int flags);
-extern XLogRecPtr minidb_wal_finish(MinidbWalState *state);
-extern void minidb_wal_abort(MinidbWalState *state);
+typedef struct MinidbPageWrite
+{
+	MinidbWalState *state;
+} MinidbPageWrite;
 
-/* minidb_xlog.c: the compact record for prepends (preloaded library) */
 extern bool minidb_custom_wal;
+extern void minidb_write_begin(MinidbPageWrite *w, Relation rel);
+extern Page minidb_write_page(MinidbPageWrite *w, Buffer buffer, bool is_new);
+extern XLogRecPtr minidb_write_finish(MinidbPageWrite *w);
+extern void minidb_wal_set_visible(Relation rel, Buffer buffer,
+								   Buffer vmbuffer, uint8 flags);
+
+/*
+ * minidb_xlog.c: the compact records and the resource manager (preloaded
+ * library); minidb_prepend_build/place are the prepend as page functions.
+ */
 extern void minidb_xlog_init(void);
-extern void minidb_note_removed_xid(TransactionId xid);
-extern void minidb_log_removed_horizon(Relation rel);
 extern char *minidb_prepend_build(Page page, OffsetNumber off,
 								  const bool *keep,
 								  const MinidbVersionData *v,
@@ -112,29 +171,12 @@ extern void minidb_log_prepend(Relation rel, Buffer buffer, OffsetNumber off,
 							   const MinidbVersionData *v,
 							   const ItemPointerData *successor,
 							   uint8 recflags);
+extern void minidb_log_plan(Relation rel, Buffer buffer,
+							const MinidbPagePlan *plan);
+extern void minidb_log_visible(Relation rel, Buffer buffer, Buffer vmbuffer,
+							   TransactionId cutoff_xid, uint8 flags);
 
-/* WAL-logged page writes */
-#define MINIDB_WRITE_MAX_PAGES	4	/* generic WAL's MAX_GENERIC_XLOG_PAGES */
-
-typedef struct MinidbPageWrite
-{
-	MinidbWalState *state;
-	int			nbuffers;
-	/*
-	 * Pages that were all-visible: minidb_write_finish clears their
-	 * visibility map bits in the same WAL record (minidb_page.c).
-	 */
-	Relation	rel;
-	int			nvm;
-	BlockNumber vm_heapblk[MINIDB_WRITE_MAX_PAGES];
-	Buffer		vm_buffer[MINIDB_WRITE_MAX_PAGES];	/* pinned VM pages */
-} MinidbPageWrite;
-
-extern void minidb_write_begin(MinidbPageWrite *w, Relation rel);
-extern Page minidb_write_page(MinidbPageWrite *w, Buffer buffer, bool is_new);
-extern void minidb_write_finish(MinidbPageWrite *w);
-
-/* Finding room for a new record */
+/* minidb_hio.c: finding room for a new record */
 extern Buffer minidb_buffer_for_insert(Relation rel, uint32 len,
 									   BulkInsertState bistate,
 									   Buffer otherBuffer, bool *is_new);
@@ -415,19 +457,22 @@ extern TM_Result minidb_tuple_update(Relation rel, ItemPointer otid,
  * minidb_prune.c: removing versions no snapshot can see
  * ----------------------------------------------------------------
  */
-extern uint32 minidb_prune_record(char *rec, uint32 len,
-								  GlobalVisState *vistest, Buffer buffer,
-								  int *npruned);
 extern bool minidb_record_is_dead(char *rec, uint32 len,
 								  GlobalVisState *vistest, Buffer buffer,
 								  TransactionId *latest_xid);
 extern uint32 minidb_rewrite_record(char *rec, uint32 len,
 									TransactionId oldest_xmin,
 									TransactionId freeze_cutoff, int *nkept);
-extern int	minidb_prune_item(Page page, OffsetNumber off,
-							  GlobalVisState *vistest);
-extern int	minidb_prune_page(Relation rel, Page page,
-							  GlobalVisState *vistest);
+extern int	minidb_prune_plan(char *rec, uint32 len, GlobalVisState *vistest,
+							  Buffer buffer, bool *keep, int *nversions,
+							  int *floor);
+extern bool minidb_plan_page_prune(Page page, GlobalVisState *vistest,
+								   Buffer buffer, MinidbPagePlan *plan);
+extern void minidb_apply_plan(Relation rel, Buffer buffer,
+							  const MinidbPagePlan *plan);
+extern bool minidb_prune_buffer(Relation rel, Buffer buffer);
+extern Size minidb_page_prunable_bytes(Page page, GlobalVisState *vistest,
+									   Buffer buffer);
 
 /* ----------------------------------------------------------------
  * minidb_ddl.c: storage, index builds, estimates, rewrites
@@ -495,20 +540,5 @@ extern Relation minidb_open_owned(Oid relid, const char *caller);
 /* bench.c: ERROR (naming the role) unless superuser or minidb_bench */
 #define MINIDB_BENCH_ROLE "minidb_bench"
 extern void minidb_bench_check_caller(void);
-
-/* ----------------------------------------------------------------
- * VACUUM, freezing and the visibility map (issue 6)
- *
- * minidb_write_page() (minidb_page.c) clears PD_ALL_VISIBLE and the
- * page's visibility map bits in the same WAL record as every change;
- * VACUUM (minidb_vacuum.c) sets them.
- * ----------------------------------------------------------------
- */
-/* minidb_prune.c */
-extern int	minidb_prune_plan(char *rec, uint32 len, GlobalVisState *vistest,
-							  Buffer buffer, bool *keep, int *nversions,
-							  int *floor);
-extern Size minidb_page_prunable_bytes(Page page, GlobalVisState *vistest,
-									   Buffer buffer);
 
 #endif							/* MINIDB_AM_H */

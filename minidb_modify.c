@@ -628,32 +628,9 @@ page_worth_pruning(Relation rel, Page page)
 }
 
 /*
- * After pruning, what is left to prune later?  Records that still hold
- * more than one version were superseded by xids older than the next xid:
- * try again once that one is beyond the horizon.
- */
-static void
-reset_prune_hint(Page page)
-{
-	OffsetNumber maxoff = PageGetMaxOffsetNumber(page);
-
-	for (OffsetNumber off = FirstOffsetNumber; off <= maxoff; off++)
-	{
-		ItemId		lp = PageGetItemId(page, off);
-
-		if (ItemIdIsNormal(lp) &&
-			minidb_record_header((char *) PageGetItem(page, lp))->rh_nversions > 1)
-		{
-			((PageHeader) page)->pd_prune_xid = ReadNextTransactionId();
-			return;
-		}
-	}
-	PageClearPrunable(page);
-}
-
-/*
  * Is there room on the page for the record at off to take v in place?  If
- * not, prune the page (its own WAL record) when that can help.
+ * not, prune the page (its own WAL record) when that can help; pruning
+ * also moves pd_prune_xid on to when pruning may pay again.
  */
 static bool
 make_room_in_place(Relation rel, Buffer buffer, OffsetNumber off,
@@ -661,9 +638,6 @@ make_room_in_place(Relation rel, Buffer buffer, OffsetNumber off,
 {
 	Page		page = BufferGetPage(buffer);
 	uint32		newlen;
-	MinidbPageWrite w;
-	Page		image;
-	int			npruned;
 
 	newlen = minidb_record_prepend_size_rec((char *) PageGetItem(page, PageGetItemId(page, off)),
 											ItemIdGetLength(PageGetItemId(page, off)),
@@ -675,12 +649,7 @@ make_room_in_place(Relation rel, Buffer buffer, OffsetNumber off,
 	if (!page_worth_pruning(rel, page))
 		return false;
 
-	minidb_write_begin(&w, rel);
-	image = minidb_write_page(&w, buffer, false);
-	npruned = minidb_prune_page(rel, image, GlobalVisTestFor(rel));
-	reset_prune_hint(image);
-	minidb_write_finish(&w);
-	pgstat_update_heap_dead_tuples(rel, npruned);	/* as heap_page_prune */
+	minidb_prune_buffer(rel, buffer);
 
 	newlen = minidb_record_prepend_size_rec((char *) PageGetItem(page, PageGetItemId(page, off)),
 											ItemIdGetLength(PageGetItemId(page, off)),

@@ -1,14 +1,15 @@
 /*-------------------------------------------------------------------------
  *
  * minidb_page.c
- *	  Page changes, their WAL, and finding room for new records.
+ *	  The page layer: page changes as functions of (page, arguments).
  *
- * Every change to a page is a function of (page, arguments): add a record,
- * replace a record, prune.  Callers apply them to the page that
- * minidb_write_page() hands out, and minidb_write_finish() WAL-logs the
- * result.  Generic WAL (access/generic_xlog.h) is the simple, correct
- * start; because the changes are plain functions, a custom resource
- * manager can later replay the same functions from compact records.
+ * Every change to a minidb page is a function of (page, arguments): add a
+ * record, replace a record, carry out a pruning plan.  The primary applies
+ * them to a locked buffer's page (compact WAL records, minidb_xlog.c) or to
+ * a page image (WAL-logged writes, minidb_wal.c), and replay applies the
+ * same functions to the standby's page, which is why primary and standby
+ * end with the same layout.  This file calls nothing above it: no WAL, no
+ * visibility rules, no buffers beyond the page check.
  *
  * Copyright (c) 2026, minidb_am developers
  *
@@ -16,14 +17,8 @@
  */
 #include "postgres.h"
 
-#include "access/generic_xlog.h"
-#include "access/hio.h"
-#include "access/visibilitymap.h"
-#include "pgstat.h"
 #include "storage/bufmgr.h"
-#include "storage/freespace.h"
-#include "storage/lmgr.h"
-#include "utils/snapmgr.h"
+#include "storage/bufpage.h"
 
 #include "minidb_am.h"
 
@@ -133,6 +128,7 @@ minidb_page_get_record(Relation rel, Buffer buffer, OffsetNumber off,
 	return (char *) PageGetItem(page, lp);
 }
 
+
 /*
  * The record at tid on a locked buffer, for callers that hold a TID they
  * know to be a record (one they are about to change or lock); ERROR if
@@ -154,303 +150,195 @@ minidb_page_record_at(Relation rel, Buffer buffer, ItemPointer tid,
 }
 
 /* ----------------------------------------------------------------
- * WAL-logged writes
+ * Pruning plans
  *
- * Every change to a page also clears the page's all-visible state: the
- * PD_ALL_VISIBLE flag on the page and both of its bits in the visibility
- * map, in the same generic WAL record as the change, so that crash
- * recovery and standbys never see a changed page marked all-visible.
- *
- * The visibility map page is registered with generic WAL like any other
- * page.  One catch: generic WAL treats the bytes between pd_lower and
- * pd_upper as a hole it neither logs nor keeps (minidb_wal_finish zeroes
- * it), and a visibility map page keeps its whole bitmap in exactly that
- * hole (PageInit(page, BLCKSZ, 0) leaves pd_lower at the header).  So the
- * image we change gets pd_lower = pd_upper = BLCKSZ: no hole, and the
- * delta covers the bitmap bytes.  Nothing in PostgreSQL reads pd_lower of
- * a visibility map page (visibilitymap.c addresses the bitmap with
- * PageGetContents), and the page stays valid for PageIsVerified.  The
- * first such change to a map page logs its whole bitmap once (the old
- * pd_lower made those bytes "new"); later ones log a few bytes.
- *
- * Generic WAL takes at most MAX_GENERIC_XLOG_PAGES (4) pages per record:
- * one write may therefore change at most two table pages (each may bring
- * its map page along).  Map pages are locked only in minidb_write_finish,
- * in block order, after every table page: the order heap uses (table page,
- * then map page), and no map lock is held while a writer looks for room.
+ * Pruning (minidb_prune.c) and VACUUM (minidb_vacuum.c) decide what to do
+ * to a page from the visibility rules, then carry the decision out here:
+ * plan, then execute, as pruneheap.c's heap_page_prune and
+ * heap_page_prune_execute.  Replay of the compact PRUNE record executes the
+ * logged plan on the standby's page (minidb_xlog.c).  The plan names each
+ * record's versions by index, newest first, as the record holds them
+ * before the change.
  * ----------------------------------------------------------------
  */
 
-/* visibilitymap.c's arithmetic (it keeps these macros to itself) */
-#define MINIDB_VM_MAPSIZE (BLCKSZ - MAXALIGN(SizeOfPageHeaderData))
-#define MINIDB_VM_BLOCKS_PER_BYTE (BITS_PER_BYTE / BITS_PER_HEAPBLOCK)
-#define MINIDB_VM_BLOCKS_PER_PAGE (MINIDB_VM_MAPSIZE * MINIDB_VM_BLOCKS_PER_BYTE)
-#define MINIDB_VM_MAPBLOCK(x) ((x) / MINIDB_VM_BLOCKS_PER_PAGE)
-#define MINIDB_VM_MAPBYTE(x) (((x) % MINIDB_VM_BLOCKS_PER_PAGE) / MINIDB_VM_BLOCKS_PER_BYTE)
-#define MINIDB_VM_OFFSET(x) (((x) % MINIDB_VM_BLOCKS_PER_BYTE) * BITS_PER_HEAPBLOCK)
-
+/* Start an empty plan */
 void
-minidb_write_begin(MinidbPageWrite *w, Relation rel)
+minidb_plan_init(MinidbPagePlan *plan)
 {
-	w->state = minidb_wal_start(rel);
-	w->nbuffers = 0;
-	w->rel = rel;
-	w->nvm = 0;
+	plan->conflict_xid = InvalidTransactionId;
+	plan->prune_xid = InvalidTransactionId;
+	plan->flags = 0;
+	plan->nrecords = 0;
+	plan->nactions = 0;
+	plan->ndead = 0;
+	plan->nunused = 0;
+	plan->nremoved = 0;
 }
 
 /*
- * The page to change for an exclusively locked buffer.  A new page is
- * initialized here and logged as a full image.  A page marked all-visible
- * loses the mark here, and its visibility map bits at minidb_write_finish.
+ * Add a record with nversions versions to a plan; returns its actions
+ * (one per version, MINIDB_PLAN_KEEP by default) to fill in.
  */
-Page
-minidb_write_page(MinidbPageWrite *w, Buffer buffer, bool is_new)
+uint8 *
+minidb_plan_add_record(MinidbPagePlan *plan, OffsetNumber off,
+					   int nversions, uint8 flags)
 {
-	Page		page;
+	MinidbRecordPlan *rp;
+	uint8	   *actions;
 
-	page = minidb_wal_register(w->state, buffer,
-									 is_new ? MINIDB_WAL_FULL_IMAGE : 0);
-	if (is_new || PageIsNew(page))
-		minidb_page_init(page);
-	else if (PageIsAllVisible(page))
-	{
-		BlockNumber blkno = BufferGetBlockNumber(buffer);
-
-		PageClearAllVisible(page);
-		if (w->nvm >= MINIDB_WRITE_MAX_PAGES)
-			elog(ERROR, "too many all-visible pages in one minidb write");
-		/*
-		 * Pinning may read the map page: I/O under the buffer lock, which
-		 * heap avoids by pinning first.  It happens once per page per
-		 * VACUUM that marked it all-visible, so we accept it.
-		 */
-		w->vm_buffer[w->nvm] = InvalidBuffer;
-		visibilitymap_pin(w->rel, blkno, &w->vm_buffer[w->nvm]);
-		w->vm_heapblk[w->nvm] = blkno;
-		w->nvm++;
-	}
-	w->nbuffers++;
-	return page;
+	if (plan->nrecords >= MaxHeapTuplesPerPage || nversions < 1 ||
+		plan->nactions + nversions > MINIDB_MAX_PAGE_VERSIONS)
+		elog(ERROR, "minidb pruning plan overflows (record %d, %d versions)",
+			 plan->nrecords, nversions);
+	rp = &plan->records[plan->nrecords++];
+	rp->off = off;
+	rp->nversions = (uint16) nversions;
+	rp->first = (uint16) plan->nactions;
+	rp->flags = flags;
+	actions = plan->actions + plan->nactions;
+	memset(actions, MINIDB_PLAN_KEEP, nversions);
+	plan->nactions += nversions;
+	return actions;
 }
 
-/* Register the map pages of w's all-visible pages and clear their bits */
-static void
-write_clear_vm_bits(MinidbPageWrite *w, Buffer *locked, int *nlocked)
-{
-	int			order[MINIDB_WRITE_MAX_PAGES];
-
-	/* lock map pages in block order, each once: no deadlock among writers */
-	for (int i = 0; i < w->nvm; i++)
-		order[i] = i;
-	for (int i = 1; i < w->nvm; i++)
-		for (int j = i; j > 0 &&
-			 w->vm_heapblk[order[j]] < w->vm_heapblk[order[j - 1]]; j--)
-		{
-			int			t = order[j];
-
-			order[j] = order[j - 1];
-			order[j - 1] = t;
-		}
-
-	*nlocked = 0;
-	for (int k = 0; k < w->nvm; k++)
-	{
-		int			i = order[k];
-		BlockNumber heapblk = w->vm_heapblk[i];
-		Buffer		vmbuf = w->vm_buffer[i];
-		bool		seen = false;
-		Page		vmpage;
-		uint8	   *map;
-
-		for (int j = 0; j < *nlocked; j++)
-			seen |= (locked[j] == vmbuf);
-		if (!seen)
-		{
-			LockBuffer(vmbuf, BUFFER_LOCK_EXCLUSIVE);
-			locked[(*nlocked)++] = vmbuf;
-		}
-		vmpage = minidb_wal_register(w->state, vmbuf, 0);
-		/* no hole: see above */
-		((PageHeader) vmpage)->pd_lower = BLCKSZ;
-		((PageHeader) vmpage)->pd_upper = BLCKSZ;
-		map = (uint8 *) PageGetContents(vmpage);
-		map[MINIDB_VM_MAPBYTE(heapblk)] &=
-			~(VISIBILITYMAP_VALID_BITS << MINIDB_VM_OFFSET(heapblk));
-	}
-}
-
+/* Let xid, if normal and newer, be the plan's conflict horizon */
 void
-minidb_write_finish(MinidbPageWrite *w)
+minidb_plan_note_xid(MinidbPagePlan *plan, TransactionId xid)
 {
-	Buffer		locked[MINIDB_WRITE_MAX_PAGES];
-	int			nlocked = 0;
-
-	minidb_log_removed_horizon(w->rel);
-
-	if (w->nvm > 0)
-		write_clear_vm_bits(w, locked, &nlocked);
-	minidb_wal_finish(w->state);
-	w->state = NULL;
-	for (int j = 0; j < nlocked; j++)
-		LockBuffer(locked[j], BUFFER_LOCK_UNLOCK);
-	for (int i = 0; i < w->nvm; i++)
-		ReleaseBuffer(w->vm_buffer[i]);
-	w->nvm = 0;
+	if (TransactionIdIsNormal(xid) &&
+		(!TransactionIdIsValid(plan->conflict_xid) ||
+		 TransactionIdFollows(xid, plan->conflict_xid)))
+		plan->conflict_xid = xid;
 }
 
-/* ----------------------------------------------------------------
- * Finding room
- * ----------------------------------------------------------------
- */
-
-/*
- * Opportunistic pruning for inserts: a locked candidate page short of
- * "needed" bytes is pruned (one WAL-logged change) when pruning would
- * give back enough.  Asking first costs a walk over the page's records
- * (hint bits make it cheap); pruning for nothing would cost a WAL record.
- * True if the page now has the room.
- */
-static bool
-prune_for_room(Relation rel, Buffer buffer, Size needed)
+/* Does the plan change anything? */
+bool
+minidb_plan_is_empty(const MinidbPagePlan *plan)
 {
-	Page		page = BufferGetPage(buffer);
-	GlobalVisState *vistest = GlobalVisTestFor(rel);
-	MinidbPageWrite w;
-	Page		copy;
-	int			npruned;
-
-	if (minidb_page_free_for_insert(page) +
-		minidb_page_prunable_bytes(page, vistest, buffer) < needed)
-		return false;
-	minidb_write_begin(&w, rel);
-	copy = minidb_write_page(&w, buffer, false);
-	npruned = minidb_prune_page(rel, copy, vistest);
-	minidb_write_finish(&w);
-	/* as heap_page_prune: the removed versions are dead tuples no more */
-	pgstat_update_heap_dead_tuples(rel, npruned);
-	return minidb_page_free_for_insert(page) >= needed;
+	return plan->nrecords == 0 && plan->ndead == 0 && plan->nunused == 0 &&
+		!(plan->flags & (MINIDB_PLAN_SET_PRUNE_XID | MINIDB_PLAN_TRUNCATE_LP));
 }
 
-/* Lock a candidate page; true if it has "needed" bytes free for a record */
-static bool
-candidate_has_room(Relation rel, Buffer buffer, Size needed, bool wait)
+/* The item at off, which the plan says is a record; ERROR otherwise */
+static ItemId
+plan_item(Page page, OffsetNumber off, bool normal)
 {
-	Page		page = BufferGetPage(buffer);
+	ItemId		lp;
 
-	if (wait)
-		LockBuffer(buffer, BUFFER_LOCK_EXCLUSIVE);
-	else if (!ConditionalLockBuffer(buffer))
-		return false;
-	if (PageIsNew(page))
-		return true;
-	minidb_page_check(rel, buffer);
-	if (minidb_page_free_for_insert(page) >= needed)
-		return true;
-	if (prune_for_room(rel, buffer, needed))
-		return true;
-	RecordPageWithFreeSpace(rel, BufferGetBlockNumber(buffer),
-							minidb_page_free_for_insert(page));
-	LockBuffer(buffer, BUFFER_LOCK_UNLOCK);
+	if (off < FirstOffsetNumber || off > PageGetMaxOffsetNumber(page))
+		elog(ERROR, "minidb pruning plan names offset %u of a page with %u items",
+			 off, (unsigned int) PageGetMaxOffsetNumber(page));
+	lp = PageGetItemId(page, off);
+	if (normal && (!ItemIdIsNormal(lp) ||
+				   ItemIdGetLength(lp) < MINIDB_RECORD_HDRSZ))
+		elog(ERROR, "minidb pruning plan names offset %u, which holds no record",
+			 off);
+	return lp;
+}
+
+/* Carry out one record's part of a plan; true if the record shrank */
+static bool
+execute_record(Page page, const MinidbRecordPlan *rp, const uint8 *actions)
+{
+	ItemId		lp = plan_item(page, rp->off, true);
+	char	   *rec = (char *) PageGetItem(page, lp);
+	uint32		len = ItemIdGetLength(lp);
+	MinidbRecordHeader *rh = minidb_record_header(rec);
+	bool		keep[MINIDB_MAX_PAGE_VERSIONS];
+	bool		prune = false;
+	bool		freeze = false;
+
+	if (rh->rh_nversions != rp->nversions)
+		elog(ERROR, "minidb record at offset %u holds %u versions, its pruning plan %u",
+			 rp->off, rh->rh_nversions, rp->nversions);
+	for (int i = 0; i < rp->nversions; i++)
+	{
+		keep[i] = (actions[i] & MINIDB_PLAN_KEEP) != 0;
+		prune |= !keep[i];
+		freeze |= (actions[i] & MINIDB_PLAN_FREEZE) != 0;
+	}
+
+	/* freeze first: the plan numbers the versions before pruning */
+	if (freeze)
+	{
+		MinidbChainIter it;
+		MinidbVersionRef ref;
+		MinidbChainError err;
+		bool		damaged = false;
+
+		if (!minidb_chain_iter_init(&it, rec, len, &err))
+			damaged = true;
+		else
+			while (minidb_chain_iter_next(&it, &ref, &err, &damaged))
+				if (actions[ref.index] & MINIDB_PLAN_FREEZE)
+					ref.vh->vh_flags |= MINIDB_V_FROZEN;
+		if (damaged)
+			elog(ERROR, "minidb record at offset %u to freeze is damaged: version %d, field \"%s\": %s",
+				 rp->off, err.version, err.field, err.detail);
+	}
+	if (rp->flags & MINIDB_RPLAN_CLEAR_LOCKER)
+	{
+		rh->rh_locker = InvalidTransactionId;
+		rh->rh_lockmode = MINIDB_LOCK_NONE;
+		rh->rh_flags &= ~MINIDB_REC_LOCK_MULTI;
+	}
+	if (prune)
+	{
+		uint32		newlen = minidb_record_prune(rec, len, keep);
+
+		if (newlen == 0)
+			elog(ERROR, "minidb pruning plan keeps no version of the record at offset %u",
+				 rp->off);
+		if (newlen != len)
+		{
+			/* shorter in place; PageRepairFragmentation moves it */
+			ItemIdSetNormal(lp, ItemIdGetOffset(lp), newlen);
+			return true;
+		}
+	}
 	return false;
 }
 
 /*
- * The free space a page needs to take a record of len bytes, fillfactor
- * kept: heap's rule (RelationGetBufferForTuple) in minidb's units.  A page
- * counts as "nearly empty" when the space it lacks is slight (a few line
- * pointers' worth); a record that would not fit beside the fillfactor's
- * reserve on such a page asks for no more than that, so a low fillfactor
- * never asks for more than a page can hold (the FSM refuses requests above
- * a page) nor extends the relation for every large record.
+ * Carry out a plan on a page: freeze, forget lockers and prune each planned
+ * record in place, mark the dead items LP_DEAD and the unused ones
+ * LP_UNUSED, then compact the page (PageRepairFragmentation) if anything
+ * shrank or went, truncate the line pointer array if asked, and set
+ * pd_prune_xid.  The same plan on the same page gives the same bytes,
+ * hint bits aside: that is what replay relies on.
  */
-static Size
-needed_for_record(Relation rel, uint32 len)
+void
+minidb_page_execute_plan(Page page, const MinidbPagePlan *plan)
 {
-	Size		keep_free = RelationGetTargetPageFreeSpace(rel,
-														   HEAP_DEFAULT_FILLFACTOR);
-	Size		nearly_empty = MINIDB_MAX_RECORD_LEN -
-		(MaxHeapTuplesPerPage / 8 * sizeof(ItemIdData));
+	bool		repair = false;
 
-	if (MAXALIGN(len) + keep_free > nearly_empty)
-		return Max(MAXALIGN(len), nearly_empty);
-	return MAXALIGN(len) + keep_free;
-}
-
-static Buffer
-extend_relation(Relation rel, BulkInsertState bistate)
-{
-	Buffer		buffer;
-	bool		needLock = !RELATION_IS_LOCAL(rel);
-
-	if (needLock)
-		LockRelationForExtension(rel, ExclusiveLock);
-	buffer = ReadBufferExtended(rel, MAIN_FORKNUM, P_NEW, RBM_NORMAL,
-								bistate ? bistate->strategy : NULL);
-	/* nobody else can have seen the new page: locking it cannot deadlock */
-	LockBuffer(buffer, BUFFER_LOCK_EXCLUSIVE);
-	if (needLock)
-		UnlockRelationForExtension(rel, ExclusiveLock);
-	return buffer;
-}
-
-/*
- * An exclusively locked buffer with room for a record of len bytes.
- * otherBuffer, if valid, is already locked by the caller and is never
- * returned; to stay clear of deadlocks we only try-lock existing pages
- * while holding it, and fall back to a new page.  *is_new tells the caller
- * to initialize the page (through minidb_write_page).
- */
-Buffer
-minidb_buffer_for_insert(Relation rel, uint32 len, BulkInsertState bistate,
-						 Buffer otherBuffer, bool *is_new)
-{
-	BlockNumber target = InvalidBlockNumber;
-	BlockNumber other = BufferIsValid(otherBuffer) ?
-		BufferGetBlockNumber(otherBuffer) : InvalidBlockNumber;
-	bool		wait = !BufferIsValid(otherBuffer);
-	Size		needed;
-	Buffer		buffer;
-	int			tries;
-
-	if (len > MINIDB_MAX_RECORD_LEN)
-		ereport(ERROR,
-				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-				 errmsg("row is too big: size %u, maximum size %zu",
-						len, (Size) MINIDB_MAX_RECORD_LEN)));
-	needed = needed_for_record(rel, len);
-
-	if (bistate && BufferIsValid(bistate->current_buf))
-		target = BufferGetBlockNumber(bistate->current_buf);
-	else
-		target = RelationGetTargetBlock(rel);
-	if (target == InvalidBlockNumber)
-		target = GetPageWithFreeSpace(rel, needed);
-	if (target == InvalidBlockNumber)
+	for (int i = 0; i < plan->nrecords; i++)
 	{
-		BlockNumber nblocks = RelationGetNumberOfBlocks(rel);
+		const MinidbRecordPlan *rp = &plan->records[i];
 
-		if (nblocks > 0)
-			target = nblocks - 1;
+		if ((int) rp->first + rp->nversions > plan->nactions)
+			elog(ERROR, "minidb pruning plan is inconsistent");
+		repair |= execute_record(page, rp, plan->actions + rp->first);
 	}
-
-	for (tries = 0; tries < 4 && target != InvalidBlockNumber; tries++)
+	for (int i = 0; i < plan->ndead; i++)
 	{
-		if (target != other)
-		{
-			buffer = ReadBufferExtended(rel, MAIN_FORKNUM, target, RBM_NORMAL,
-										bistate ? bistate->strategy : NULL);
-			if (candidate_has_room(rel, buffer, needed, wait))
-			{
-				*is_new = PageIsNew(BufferGetPage(buffer));
-				RelationSetTargetBlock(rel, target);
-				return buffer;
-			}
-			ReleaseBuffer(buffer);
-		}
-		target = GetPageWithFreeSpace(rel, needed);
+		ItemId		lp = plan_item(page, plan->dead[i], false);
+
+		repair |= ItemIdHasStorage(lp);
+		ItemIdSetDead(lp);
 	}
-	*is_new = true;
-	buffer = extend_relation(rel, bistate);
-	RelationSetTargetBlock(rel, BufferGetBlockNumber(buffer));
-	return buffer;
+	for (int i = 0; i < plan->nunused; i++)
+	{
+		ItemId		lp = plan_item(page, plan->unused[i], false);
+
+		repair |= ItemIdHasStorage(lp);
+		ItemIdSetUnused(lp);
+	}
+	if (repair)
+		PageRepairFragmentation(page);
+	if (plan->flags & MINIDB_PLAN_TRUNCATE_LP)
+		PageTruncateLinePointerArray(page);
+	if (plan->flags & MINIDB_PLAN_SET_PRUNE_XID)
+		((PageHeader) page)->pd_prune_xid = plan->prune_xid;
 }

@@ -11,6 +11,13 @@
  * or moved marker beyond the horizon, or when every version aborted; only
  * VACUUM, after removing the index entries, may remove a dead record.
  *
+ * Pruning is plan, then execute, as pruneheap.c's heap_page_prune and
+ * heap_page_prune_execute: the plan (which versions of which records stay,
+ * and the conflict horizon a hot standby needs: the xid whose commit made
+ * the removed versions invisible to everyone) is made here from the
+ * visibility rules; minidb_page_execute_plan carries it out, on the
+ * primary and in replay of the PRUNE record that logs it.
+ *
  * The functions here work on a record or page the caller holds locked
  * exclusively; TOAST values of pruned versions were already deleted by the
  * transaction that superseded them, exactly as heap does.
@@ -22,6 +29,7 @@
 #include "postgres.h"
 
 #include "access/transam.h"
+#include "pgstat.h"
 #include "utils/snapmgr.h"
 
 #include "minidb_am.h"
@@ -38,17 +46,23 @@ visible_to_all(MinidbVersionHeader *vh, GlobalVisState *vistest,
 }
 
 /*
- * The pruning rule, without changing anything: keep[i] tells whether
- * version i stays.  Versions whose xmin aborted go; so does everything
- * older than the "floor", the newest surviving version that every snapshot
- * sees.  Returns the number kept (at least one when any version is
- * committed or in progress; 0 when every version aborted), or -1 for a
- * damaged record (readers report it).  *floor is the floor's index, or -1.
- * Hint bits are set through buffer when it is valid.
+ * The pruning rule for one record, without changing anything: keep[i]
+ * tells whether version i stays.  Versions whose xmin aborted go; so does
+ * everything older than the "floor", the newest surviving version that
+ * every snapshot sees.  Returns the number kept (at least one when any
+ * version is committed or in progress; 0 when every version aborted), or
+ * -1 for a damaged record (readers report it).  *floor is the floor's
+ * index, or -1.  *horizon (if given) is the plan's conflict horizon for hot
+ * standbys: the floor's xmin when older versions go, else invalid (aborted
+ * versions need none).  *prune_xid (if given) is the xid after which the
+ * record may be pruned further: the xmin of the kept version just newer
+ * than the oldest kept one, else invalid.  Hint bits are set through buffer
+ * when it is valid.
  */
-int
-minidb_prune_plan(char *rec, uint32 len, GlobalVisState *vistest,
-				  Buffer buffer, bool *keep, int *nversions, int *floor)
+static int
+plan_record(char *rec, uint32 len, GlobalVisState *vistest, Buffer buffer,
+			bool *keep, int *nversions, int *floor, TransactionId *horizon,
+			TransactionId *prune_xid)
 {
 	MinidbChainIter it;
 	MinidbVersionRef ref;
@@ -56,11 +70,16 @@ minidb_prune_plan(char *rec, uint32 len, GlobalVisState *vistest,
 	bool		damaged = false;
 	bool		floor_found = false;
 	TransactionId floor_xmin = InvalidTransactionId;
+	TransactionId kept_xmin[2] = {InvalidTransactionId, InvalidTransactionId};
 	int			nkeep = 0;
 	int			n = 0;
 
 	*nversions = 0;
 	*floor = -1;
+	if (horizon)
+		*horizon = InvalidTransactionId;
+	if (prune_xid)
+		*prune_xid = InvalidTransactionId;
 	if (!minidb_chain_iter_init(&it, rec, len, &err))
 		return -1;
 	while (minidb_chain_iter_next(&it, &ref, &err, &damaged))
@@ -71,6 +90,8 @@ minidb_prune_plan(char *rec, uint32 len, GlobalVisState *vistest,
 		if (keep[n])
 		{
 			nkeep++;
+			kept_xmin[0] = kept_xmin[1];
+			kept_xmin[1] = vh->vh_xmin;
 			floor_found = visible_to_all(vh, vistest, buffer);
 			if (floor_found)
 			{
@@ -84,35 +105,191 @@ minidb_prune_plan(char *rec, uint32 len, GlobalVisState *vistest,
 		return -1;
 	*nversions = n;
 	/* versions older than the floor go: standbys must know who ended them */
-	if (*floor >= 0 && *floor < n - 1)
-		minidb_note_removed_xid(floor_xmin);
+	if (horizon && *floor >= 0 && *floor < n - 1)
+		*horizon = floor_xmin;
+	if (prune_xid && nkeep >= 2)
+		*prune_xid = kept_xmin[0];
 	return nkeep;
 }
 
-/*
- * Prune rec in place: returns its new length (== len when nothing went).
- * At least one version always stays; a wholly dead record is VACUUM's.
- */
-uint32
-minidb_prune_record(char *rec, uint32 len, GlobalVisState *vistest,
-					Buffer buffer, int *npruned)
+/* The pruning rule for one record (see plan_record) */
+int
+minidb_prune_plan(char *rec, uint32 len, GlobalVisState *vistest,
+				  Buffer buffer, bool *keep, int *nversions, int *floor)
 {
-	bool		keep[MINIDB_MAX_VERSIONS];
-	int			n;
-	int			floor;
-	int			nkeep;
+	return plan_record(rec, len, vistest, buffer, keep, nversions, floor,
+					   NULL, NULL);
+}
 
-	*npruned = 0;
-	nkeep = minidb_prune_plan(rec, len, vistest, buffer, keep, &n, &floor);
-	if (nkeep < 0 || nkeep == n)
-		return len;
-	if (nkeep == 0)
+/*
+ * Is the one version keep[] leaves of this record a marker (a deleted or
+ * moved row whose record awaits VACUUM, as heap's LP_DEAD item does)?
+ */
+static bool
+lone_marker_kept(char *rec, uint32 len, const bool *keep)
+{
+	MinidbChainIter it;
+	MinidbVersionRef ref;
+	MinidbChainError err;
+	bool		damaged = false;
+
+	if (!minidb_chain_iter_init(&it, rec, len, &err))
+		return false;
+	while (minidb_chain_iter_next(&it, &ref, &err, &damaged))
+		if (keep[ref.index])
+			return (ref.vh->vh_flags & MINIDB_V_NODATA_MASK) != 0;
+	return false;
+}
+
+/*
+ * The pruning plan of a locked page: every record pruned to the removal
+ * horizon, pd_prune_xid set to the oldest xid after which what is left may
+ * be pruned.  Hint bits are set through buffer when it is valid.  True if
+ * the plan removes any version.
+ */
+bool
+minidb_plan_page_prune(Page page, GlobalVisState *vistest, Buffer buffer,
+					   MinidbPagePlan *plan)
+{
+	OffsetNumber maxoff = Min(PageGetMaxOffsetNumber(page),
+							  MaxHeapTuplesPerPage);
+	TransactionId page_prune_xid = InvalidTransactionId;
+	bool		keep[MINIDB_MAX_PAGE_VERSIONS];
+
+	minidb_plan_init(plan);
+	for (OffsetNumber off = FirstOffsetNumber; off <= maxoff; off++)
 	{
-		keep[0] = true;
-		nkeep = 1;
+		ItemId		lp = PageGetItemId(page, off);
+		char	   *rec;
+		uint32		len;
+		int			n;
+		int			floor;
+		int			nkeep;
+		TransactionId horizon;
+		TransactionId prune_xid;
+		uint8	   *actions;
+
+		if (!ItemIdIsNormal(lp))
+			continue;
+		rec = (char *) PageGetItem(page, lp);
+		len = ItemIdGetLength(lp);
+		/* a record on a page holds at most MINIDB_MAX_PAGE_VERSIONS */
+		if (len < MINIDB_RECORD_HDRSZ ||
+			minidb_record_header(rec)->rh_nversions > MINIDB_MAX_PAGE_VERSIONS)
+			continue;			/* damaged: readers report it */
+		nkeep = plan_record(rec, len, vistest, buffer, keep, &n, &floor,
+							&horizon, &prune_xid);
+		if (nkeep < 0)
+			continue;
+		if (TransactionIdIsNormal(prune_xid) &&
+			(!TransactionIdIsValid(page_prune_xid) ||
+			 TransactionIdPrecedes(prune_xid, page_prune_xid)))
+			page_prune_xid = prune_xid;
+		if (nkeep == n || n <= 1)
+			continue;
+		if (nkeep == 0)
+			keep[0] = true;		/* every version aborted: VACUUM's record */
+		plan->nremoved += n - Max(nkeep, 1);
+		if (nkeep == 1 && lone_marker_kept(rec, len, keep))
+			plan->nremoved--;	/* the row it ended still awaits VACUUM */
+		actions = minidb_plan_add_record(plan, off, n, 0);
+		for (int i = 0; i < n; i++)
+			actions[i] = keep[i] ? MINIDB_PLAN_KEEP : 0;
+		minidb_plan_note_xid(plan, horizon);
 	}
-	*npruned = n - nkeep;
-	return minidb_record_prune(rec, len, keep);
+	plan->prune_xid = page_prune_xid;
+	plan->flags |= MINIDB_PLAN_SET_PRUNE_XID;
+	return plan->nrecords > 0;
+}
+
+/*
+ * Without the resource manager (generic WAL) hint bits are only set inside
+ * WAL-logged changes (minidb_set_hint): a page image about to be logged
+ * gets them for every version whose transaction has ended.
+ */
+static void
+hint_page_image(Page image)
+{
+	OffsetNumber maxoff = Min(PageGetMaxOffsetNumber(image),
+							  MaxHeapTuplesPerPage);
+
+	for (OffsetNumber off = FirstOffsetNumber; off <= maxoff; off++)
+	{
+		ItemId		lp = PageGetItemId(image, off);
+		MinidbChainIter it;
+		MinidbVersionRef ref;
+		MinidbChainError err;
+		bool		damaged = false;
+
+		if (!ItemIdIsNormal(lp) ||
+			!minidb_chain_iter_init(&it, (char *) PageGetItem(image, lp),
+									ItemIdGetLength(lp), &err))
+			continue;
+		while (minidb_chain_iter_next(&it, &ref, &err, &damaged))
+			if (!(ref.vh->vh_flags & MINIDB_V_HINT_MASK))
+				(void) minidb_xid_committed(ref.vh, InvalidBuffer);
+	}
+}
+
+/*
+ * Carry out a plan on an exclusively locked buffer, WAL-logged: as a
+ * compact PRUNE record when the library is preloaded, as the delta of a
+ * page image (generic WAL) otherwise.
+ */
+void
+minidb_apply_plan(Relation rel, Buffer buffer, const MinidbPagePlan *plan)
+{
+	MinidbPageWrite w;
+	Page		image;
+
+	if (minidb_custom_wal)
+	{
+		minidb_log_plan(rel, buffer, plan);
+		return;
+	}
+	minidb_write_begin(&w, rel);
+	image = minidb_write_page(&w, buffer, false);
+	minidb_page_execute_plan(image, plan);
+	if (RelationNeedsWAL(rel))
+		hint_page_image(image);
+	minidb_write_finish(&w);
+}
+
+/*
+ * Prune every record of an exclusively locked buffer's page, WAL-logged
+ * (one record).  True if versions were removed.
+ */
+bool
+minidb_prune_buffer(Relation rel, Buffer buffer)
+{
+	Page		page = BufferGetPage(buffer);
+	MinidbPagePlan *plan = palloc(sizeof(MinidbPagePlan));
+	bool		pruned;
+
+	pruned = minidb_plan_page_prune(page, GlobalVisTestFor(rel), buffer, plan);
+	if (pruned)
+	{
+		minidb_apply_plan(rel, buffer, plan);
+		pgstat_update_heap_dead_tuples(rel, plan->nremoved);	/* as heap */
+	}
+	else if (((PageHeader) page)->pd_prune_xid != plan->prune_xid)
+	{
+		/*
+		 * Nothing to remove yet, but the page's prune hint moves on, so that
+		 * writers stop trying until it may pay.  A hint (masked in replay)
+		 * with minidb's resource manager; without it replay must produce
+		 * the same bytes, so the change is logged.
+		 */
+		if (minidb_custom_wal || !RelationNeedsWAL(rel))
+		{
+			((PageHeader) page)->pd_prune_xid = plan->prune_xid;
+			MarkBufferDirtyHint(buffer, true);
+		}
+		else
+			minidb_apply_plan(rel, buffer, plan);
+	}
+	pfree(plan);
+	return pruned;
 }
 
 /*
@@ -123,7 +300,8 @@ minidb_prune_record(char *rec, uint32 len, GlobalVisState *vistest,
 Size
 minidb_page_prunable_bytes(Page page, GlobalVisState *vistest, Buffer buffer)
 {
-	OffsetNumber maxoff = PageGetMaxOffsetNumber(page);
+	OffsetNumber maxoff = Min(PageGetMaxOffsetNumber(page),
+							  MaxHeapTuplesPerPage);
 	Size		total = 0;
 	bool		keep[MINIDB_MAX_VERSIONS];
 
@@ -188,66 +366,6 @@ minidb_record_is_dead(char *rec, uint32 len, GlobalVisState *vistest,
 		return true;
 	}
 	return !damaged;			/* every version aborted */
-}
-
-/*
- * Prune the record at off on a page being changed (a page handed out by
- * minidb_write_page, so the change is WAL-logged with the caller's).
- * Returns the number of versions removed.
- */
-int
-minidb_prune_item(Page page, OffsetNumber off, GlobalVisState *vistest)
-{
-	ItemId		lp = PageGetItemId(page, off);
-	char	   *rec;
-	char	   *copy;
-	uint32		len;
-	uint32		newlen;
-	int			npruned;
-
-	if (!ItemIdIsNormal(lp))
-		return 0;
-	rec = (char *) PageGetItem(page, lp);
-	len = ItemIdGetLength(lp);
-	newlen = minidb_prune_record(rec, len, vistest, InvalidBuffer, &npruned);
-	if (newlen == len)
-		return 0;
-	/* the record shrank in place: shorten its item */
-	copy = palloc(newlen);
-	memcpy(copy, rec, newlen);
-	minidb_page_replace_record(page, off, copy, newlen);
-	pfree(copy);
-	return npruned;
-}
-
-/*
- * Prune every record on a page being changed.  Returns the versions removed
- * that were dead tuples in pgstat's count and need no VACUUM now: a record
- * pruned down to its marker (a deleted or moved row) still awaits VACUUM,
- * as heap's LP_DEAD item does, so the row version it ended is not counted.
- */
-int
-minidb_prune_page(Relation rel, Page page, GlobalVisState *vistest)
-{
-	OffsetNumber maxoff = PageGetMaxOffsetNumber(page);
-	int			total = 0;
-
-	for (OffsetNumber off = FirstOffsetNumber; off <= maxoff; off++)
-	{
-		int			n = minidb_prune_item(page, off, vistest);
-		char	   *rec;
-		MinidbVersionHeader *head;
-
-		if (n == 0)
-			continue;
-		rec = (char *) PageGetItem(page, PageGetItemId(page, off));
-		head = (MinidbVersionHeader *) (rec + minidb_record_head_offset(rec));
-		if (minidb_record_header(rec)->rh_nversions == 1 &&
-			(head->vh_flags & MINIDB_V_NODATA_MASK))
-			n--;
-		total += n;
-	}
-	return total;
 }
 
 /*

@@ -24,7 +24,12 @@
  *	   relpages, reltuples, relallvisible, relfrozenxid and relminmxid
  *	   (vac_update_relstats), the cumulative statistics, the free space map.
  *
- * Every page change is a single generic WAL record made under the buffer's
+ * Phase 1 and 3 decide, then act, as heap's pruning does: the page's plan
+ * (a MinidbPagePlan: what each record keeps and freezes, which items die)
+ * is made from the page under its lock, with the conflict horizon a hot
+ * standby needs (the newest xmin whose versions it removes or freezes),
+ * then carried out in one WAL record (minidb_apply_plan: a compact PRUNE
+ * record preloaded, generic WAL otherwise) made under the buffer's
  * exclusive lock, so cancelling VACUUM (statement_timeout, pg_cancel_backend)
  * at any CHECK_FOR_INTERRUPTS leaves every page consistent: at worst some
  * dead records stay LP_DEAD with their index entries, which readers skip
@@ -159,7 +164,12 @@ typedef struct RecordResult
 	int			nfrozen;
 	int			nrecently_dead; /* versions kept for older snapshots */
 	bool		clear_locker;
-	TransactionId head_xmin;	/* all_visible: the head's xmin, if normal */
+	bool		unhinted;		/* a version without hint bits */
+	int			nversions;		/* versions before the change */
+	TransactionId horizon;		/* newest xmin that removal or freezing
+								 * rests on: standby conflicts */
+	TransactionId head_xmin;	/* all_visible: the head's xmin, if normal
+								 * and not frozen before this VACUUM */
 	TransactionId oldest_xid;	/* oldest unfrozen xid left, or invalid */
 	MultiXactId oldest_multi;	/* a row-locking multi left, or invalid */
 } RecordResult;
@@ -171,7 +181,9 @@ typedef struct PageResult
 	bool		all_visible;
 	bool		all_frozen;
 	bool		hastup;			/* a record that stays */
+	bool		unhinted;		/* a version without hint bits */
 	TransactionId cutoff;		/* newest head xmin: standby conflicts */
+	MinidbPagePlan plan;		/* what the write does */
 	RecordResult recs[MaxHeapTuplesPerPage + 1];
 } PageResult;
 
@@ -185,18 +197,16 @@ track_oldest_xid(TransactionId *oldest, TransactionId xid)
 }
 
 /*
- * Decide (apply = false, on the page in the buffer, setting hint bits) or
- * carry out (apply = true, on the page image of a WAL-logged write, with
- * buffer invalid) what VACUUM does to one record.  The decisions only grow
- * with time (an xid committed and beyond the horizon stays so), so a
- * record the first call found all-visible is all-visible after the second.
- * Returns the record's new length.
+ * Decide what VACUUM does to one record, on the page in the buffer
+ * (setting hint bits through it): actions[] gets the record's part of the
+ * page's plan (MINIDB_PLAN_KEEP / MINIDB_PLAN_FREEZE per version), r the
+ * outcome.  Nothing is changed here: minidb_page_execute_plan does it.
  */
-static uint32
+static void
 vacuum_record(MinidbVacState *vs, char *rec, uint32 len, Buffer buffer,
-			  bool apply, RecordResult *r)
+			  RecordResult *r, uint8 *actions)
 {
-	bool		keep[MINIDB_MAX_VERSIONS];
+	bool		keep[MINIDB_MAX_PAGE_VERSIONS];
 	MinidbRecordHeader *rh = minidb_record_header(rec);
 	MinidbChainIter it;
 	MinidbVersionRef ref;
@@ -212,20 +222,28 @@ vacuum_record(MinidbVacState *vs, char *rec, uint32 len, Buffer buffer,
 	r->head_xmin = InvalidTransactionId;
 	r->oldest_xid = InvalidTransactionId;
 	r->oldest_multi = InvalidMultiXactId;
+	r->horizon = InvalidTransactionId;
 
+	/* a record on a page holds at most MINIDB_MAX_PAGE_VERSIONS */
+	if (len < MINIDB_RECORD_HDRSZ ||
+		rh->rh_nversions > MINIDB_MAX_PAGE_VERSIONS)
+	{
+		r->damaged = true;
+		return;
+	}
 	nkeep = minidb_prune_plan(rec, len, vs->vistest, buffer, keep, &n, &floor);
 	if (nkeep < 0)
 	{
 		r->damaged = true;
-		return len;
+		return;
 	}
-	if (!apply && minidb_record_is_dead(rec, len, vs->vistest, buffer,
-										&r->dead_xid))
+	r->nversions = n;
+	if (minidb_record_is_dead(rec, len, vs->vistest, buffer, &r->dead_xid))
 	{
-		minidb_note_removed_xid(r->dead_xid);
 		r->dead = true;
 		r->needs_write = true;
-		return len;
+		r->horizon = r->dead_xid;
+		return;
 	}
 	if (nkeep == 0)				/* all aborted, found dead since: keep one */
 	{
@@ -235,36 +253,41 @@ vacuum_record(MinidbVacState *vs, char *rec, uint32 len, Buffer buffer,
 
 	r->npruned = n - nkeep;
 	r->nrecently_dead = nkeep - 1;
-	if (apply && nkeep < n)
-	{
-		len = minidb_record_prune(rec, len, keep);
-		for (int i = 0; i < nkeep; i++)
-			keep[i] = true;
-	}
 
 	/* freeze what is older than the cutoff; see what stays unfrozen */
 	if (!minidb_chain_iter_init(&it, rec, len, &err))
 	{
 		r->damaged = true;
-		return len;
+		return;
 	}
 	while (minidb_chain_iter_next(&it, &ref, &err, &damaged))
 	{
 		MinidbVersionHeader *vh = ref.vh;
+		bool		was_frozen;
 		bool		frozen;
 		bool		committed;
 
+		actions[ref.index] = keep[ref.index] ? MINIDB_PLAN_KEEP : 0;
+		if (ref.index == floor && floor < n - 1 &&
+			(!TransactionIdIsValid(r->horizon) ||
+			 TransactionIdFollows(vh->vh_xmin, r->horizon)))
+			r->horizon = vh->vh_xmin;	/* the versions below it go */
 		if (!keep[ref.index])
 			continue;
-		frozen = (vh->vh_flags & MINIDB_V_FROZEN) != 0;
+		was_frozen = frozen = (vh->vh_flags & MINIDB_V_FROZEN) != 0;
 		committed = frozen || minidb_xid_committed(vh, buffer);
+		if (!(vh->vh_flags & MINIDB_V_HINT_MASK))
+			r->unhinted = true;
 		if (!frozen && committed &&
 			TransactionIdPrecedes(vh->vh_xmin, vs->FreezeLimit))
 		{
+			/* a standby snapshot that does not see it yet must not either */
 			r->nfrozen++;
 			frozen = true;
-			if (apply)
-				vh->vh_flags |= MINIDB_V_FROZEN;
+			actions[ref.index] |= MINIDB_PLAN_FREEZE;
+			if (!TransactionIdIsValid(r->horizon) ||
+				TransactionIdFollows(vh->vh_xmin, r->horizon))
+				r->horizon = vh->vh_xmin;
 		}
 		if (!frozen)
 			track_oldest_xid(&r->oldest_xid, vh->vh_xmin);
@@ -287,7 +310,8 @@ vacuum_record(MinidbVacState *vs, char *rec, uint32 len, Buffer buffer,
 			}
 			r->all_visible = (nkeep == 1 && floor >= 0 && !marker);
 			head_frozen = frozen;
-			if (r->all_visible && !frozen)
+			/* frozen in this pass, its xmin still counts for standbys */
+			if (r->all_visible && !was_frozen)
 				r->head_xmin = vh->vh_xmin;
 		}
 		k++;
@@ -295,7 +319,7 @@ vacuum_record(MinidbVacState *vs, char *rec, uint32 len, Buffer buffer,
 	if (damaged)
 	{
 		r->damaged = true;
-		return len;
+		return;
 	}
 
 	/* the row locker: forget it once it cannot be running any more */
@@ -313,15 +337,7 @@ vacuum_record(MinidbVacState *vs, char *rec, uint32 len, Buffer buffer,
 				rh->rh_lockmode == MINIDB_LOCK_NONE ||
 				!TransactionIdIsInProgress(rh->rh_locker);
 		if (stale)
-		{
 			r->clear_locker = true;
-			if (apply)
-			{
-				rh->rh_locker = InvalidTransactionId;
-				rh->rh_lockmode = MINIDB_LOCK_NONE;
-				rh->rh_flags &= ~MINIDB_REC_LOCK_MULTI;
-			}
-		}
 		else if (rh->rh_flags & MINIDB_REC_LOCK_MULTI)
 			r->oldest_multi = rh->rh_locker;
 		else
@@ -332,13 +348,13 @@ vacuum_record(MinidbVacState *vs, char *rec, uint32 len, Buffer buffer,
 		(r->clear_locker || (!TransactionIdIsValid(rh->rh_locker) &&
 							 rh->rh_lockmode == MINIDB_LOCK_NONE));
 	r->needs_write = r->npruned > 0 || r->nfrozen > 0 || r->clear_locker;
-	return len;
 }
 
 /*
- * Look at every item of a locked page: fills pr and counts nothing.
- * dead_to_unused: LP_DEAD items are about to become unused (no indexes),
- * so they do not keep the page from being all-visible.
+ * Look at every item of a locked page: fills pr, with the plan of the
+ * page's write (pr->plan, pr->needs_write), and counts nothing.
+ * dead_to_unused: dead items become unused at once (no indexes), so they
+ * do not keep the page from being all-visible.
  */
 static void
 analyze_page(MinidbVacState *vs, Buffer buffer, bool dead_to_unused,
@@ -346,12 +362,21 @@ analyze_page(MinidbVacState *vs, Buffer buffer, bool dead_to_unused,
 {
 	Page		page = BufferGetPage(buffer);
 	OffsetNumber maxoff = PageGetMaxOffsetNumber(page);
+	uint8		actions[MINIDB_MAX_PAGE_VERSIONS];
 
 	pr->needs_write = false;
 	pr->all_visible = true;
 	pr->all_frozen = true;
 	pr->hastup = false;
+	pr->unhinted = false;
 	pr->cutoff = InvalidTransactionId;
+	minidb_plan_init(&pr->plan);
+
+	if (maxoff > MaxHeapTuplesPerPage)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("page %u of relation \"%s\" has %u line pointers, more than a minidb page can hold",
+						BufferGetBlockNumber(buffer), vs->relname, maxoff)));
 
 	for (OffsetNumber off = FirstOffsetNumber; off <= maxoff; off++)
 	{
@@ -364,7 +389,10 @@ analyze_page(MinidbVacState *vs, Buffer buffer, bool dead_to_unused,
 		if (ItemIdIsDead(lp))
 		{
 			if (dead_to_unused)
+			{
+				pr->plan.unused[pr->plan.nunused++] = off;
 				pr->needs_write = true;
+			}
 			else
 				pr->all_visible = false;
 			continue;
@@ -377,7 +405,7 @@ analyze_page(MinidbVacState *vs, Buffer buffer, bool dead_to_unused,
 			continue;
 		}
 		vacuum_record(vs, (char *) PageGetItem(page, lp),
-					  ItemIdGetLength(lp), buffer, false, r);
+					  ItemIdGetLength(lp), buffer, r, actions);
 		if (r->damaged)
 		{
 			pr->all_visible = false;
@@ -386,13 +414,30 @@ analyze_page(MinidbVacState *vs, Buffer buffer, bool dead_to_unused,
 		}
 		if (r->dead)
 		{
-			pr->needs_write = true;
-			if (!dead_to_unused)
+			if (dead_to_unused)
+				pr->plan.unused[pr->plan.nunused++] = off;
+			else
+			{
+				pr->plan.dead[pr->plan.ndead++] = off;
 				pr->all_visible = false;
+			}
+			minidb_plan_note_xid(&pr->plan, r->horizon);
+			pr->needs_write = true;
 			continue;
 		}
+		if (r->needs_write)
+		{
+			uint8	   *a = minidb_plan_add_record(&pr->plan, off,
+												   r->nversions,
+												   r->clear_locker ?
+												   MINIDB_RPLAN_CLEAR_LOCKER : 0);
+
+			memcpy(a, actions, r->nversions);
+			minidb_plan_note_xid(&pr->plan, r->horizon);
+			pr->needs_write = true;
+		}
 		pr->hastup = true;
-		pr->needs_write |= r->needs_write;
+		pr->unhinted |= r->unhinted;
 		pr->all_visible &= r->all_visible;
 		pr->all_frozen &= r->all_frozen;
 		if (TransactionIdIsNormal(r->head_xmin) &&
@@ -451,19 +496,29 @@ update_vm(MinidbVacState *vs, BlockNumber blkno, Buffer buffer,
 		if (!PageIsAllVisible(page) || (status & flags) != flags)
 		{
 			/*
-			 * The map's WAL record (log_heap_visible) replays as "set
-			 * PD_ALL_VISIBLE on the page and the bits in the map", a
-			 * generic page-header flag that suits our pages.  Its cutoff
-			 * xid makes standbys cancel queries that could still need the
-			 * versions this VACUUM pruned or froze on this page.
+			 * The map's WAL record replays as "set PD_ALL_VISIBLE on the
+			 * page and the bits in the map".  Its cutoff xid (the newest
+			 * head xmin, frozen in this pass or not) makes standbys cancel
+			 * queries that do not see every row of the page yet: they must
+			 * not skip the page's visibility checks.  With minidb's
+			 * resource manager it is minidb's own VISIBLE record, whose
+			 * replay masks our pages as ours; with generic WAL a generic
+			 * record, without a horizon (minidb_wal_set_visible says why).
 			 */
 			if (!PageIsAllVisible(page) && status != 0)
 				visibilitymap_clear(rel, blkno, vmbuffer,
 									VISIBILITYMAP_VALID_BITS);
-			PageSetAllVisible(page);
-			MarkBufferDirty(buffer);
-			visibilitymap_set(rel, blkno, buffer, InvalidXLogRecPtr,
-							  vmbuffer, pr->cutoff, flags);
+			if (minidb_custom_wal)
+				minidb_log_visible(rel, buffer, vmbuffer, pr->cutoff, flags);
+			else if (RelationNeedsWAL(rel))
+				minidb_wal_set_visible(rel, buffer, vmbuffer, flags);
+			else
+			{
+				PageSetAllVisible(page);
+				MarkBufferDirty(buffer);
+				visibilitymap_set(rel, blkno, buffer, InvalidXLogRecPtr,
+								  vmbuffer, pr->cutoff, flags);
+			}
 			if (!(status & VISIBILITYMAP_ALL_VISIBLE))
 				vs->vm_set_visible++;
 			if (pr->all_frozen && !(status & VISIBILITYMAP_ALL_FROZEN))
@@ -538,58 +593,30 @@ scan_page(MinidbVacState *vs, BlockNumber blkno, Buffer *vmbuffer,
 	if (PageIsAllVisible(page) && !pr->all_visible)
 		pr->needs_write = true; /* the write clears the mark */
 
+	/*
+	 * Without minidb's resource manager hint bits reach the page only in
+	 * WAL-logged changes (minidb_set_hint): a page about to be marked
+	 * all-visible gets them in a write of its own, once.
+	 */
+	if (!minidb_custom_wal && RelationNeedsWAL(rel) && pr->all_visible &&
+		pr->unhinted)
+		pr->needs_write = true;
+
 	if (pr->needs_write)
 	{
-		MinidbPageWrite w;
-		Page		copy;
-		OffsetNumber maxoff;
-		bool		repair = false;
-
-		minidb_write_begin(&w, rel);
-		copy = minidb_write_page(&w, buffer, false);
-		maxoff = PageGetMaxOffsetNumber(copy);
-		for (OffsetNumber off = FirstOffsetNumber; off <= maxoff; off++)
+		for (int i = 0; i < pr->plan.ndead; i++)
+			vs->records_dead += 1;
+		for (int i = 0; i < pr->plan.nunused; i++)
 		{
-			ItemId		lp = PageGetItemId(copy, off);
-			RecordResult *r = &pr->recs[off];
-
-			if (ItemIdIsDead(lp) || (ItemIdIsNormal(lp) && r->dead))
-			{
-				if (ItemIdIsNormal(lp))
-					vs->records_dead += 1;
-				if (no_indexes)
-				{
-					ItemIdSetUnused(lp);
-					vs->records_removed += 1;
-				}
-				else
-				{
-					ItemIdSetDead(lp);
-					dead_items_add(vs, blkno, off);
-				}
-				repair = true;
-			}
-			else if (ItemIdIsNormal(lp) && r->needs_write && !r->damaged)
-			{
-				uint32		len = ItemIdGetLength(lp);
-				uint32		newlen;
-
-				newlen = vacuum_record(vs, (char *) PageGetItem(copy, lp),
-									   len, InvalidBuffer, true, r);
-				if (newlen != len)
-				{
-					ItemIdSetNormal(lp, ItemIdGetOffset(lp), newlen);
-					repair = true;
-				}
-			}
+			if (ItemIdIsNormal(PageGetItemId(page, pr->plan.unused[i])))
+				vs->records_dead += 1;
+			vs->records_removed += 1;
 		}
-		if (repair)
-			PageRepairFragmentation(copy);
-		minidb_write_finish(&w);
+		minidb_apply_plan(rel, buffer, &pr->plan);
 	}
-	else if (!no_indexes)
+	if (!no_indexes)
 	{
-		/* LP_DEAD items left by an earlier, interrupted VACUUM */
+		/* the dead items, new or left by an earlier, interrupted VACUUM */
 		OffsetNumber maxoff = PageGetMaxOffsetNumber(page);
 
 		for (OffsetNumber off = FirstOffsetNumber; off <= maxoff; off++)
@@ -660,10 +687,8 @@ vacuum_heap(MinidbVacState *vs, PageResult *pr)
 	while (i < d->num_items)
 	{
 		BlockNumber blkno = ItemPointerGetBlockNumber(&d->items[i]);
-		MinidbPageWrite w;
 		Buffer		buffer;
 		Page		page;
-		Page		copy;
 		Size		freespace;
 
 		vacuum_delay_point();
@@ -673,24 +698,22 @@ vacuum_heap(MinidbVacState *vs, PageResult *pr)
 									vs->bstrategy);
 		LockBuffer(buffer, BUFFER_LOCK_EXCLUSIVE);
 		page = BufferGetPage(buffer);
-		minidb_write_begin(&w, vs->rel);
-		copy = minidb_write_page(&w, buffer, false);
+		minidb_plan_init(&pr->plan);
 		for (; i < d->num_items &&
 			 ItemPointerGetBlockNumber(&d->items[i]) == blkno; i++)
 		{
-			ItemId		lp = PageGetItemId(copy,
-										   ItemPointerGetOffsetNumber(&d->items[i]));
+			OffsetNumber off = ItemPointerGetOffsetNumber(&d->items[i]);
 
 			/* only VACUUM makes LP_DEAD items, and only one runs at a time */
-			if (!ItemIdIsDead(lp))
+			if (off > PageGetMaxOffsetNumber(page) ||
+				!ItemIdIsDead(PageGetItemId(page, off)))
 				elog(ERROR, "minidb VACUUM expected an LP_DEAD item at (%u,%u) of \"%s\"",
-					 blkno, ItemPointerGetOffsetNumber(&d->items[i]),
-					 RelationGetRelationName(vs->rel));
-			ItemIdSetUnused(lp);
+					 blkno, off, RelationGetRelationName(vs->rel));
+			pr->plan.unused[pr->plan.nunused++] = off;
 			vs->records_removed += 1;
 		}
-		PageTruncateLinePointerArray(copy);
-		minidb_write_finish(&w);
+		pr->plan.flags |= MINIDB_PLAN_TRUNCATE_LP;
+		minidb_apply_plan(vs->rel, buffer, &pr->plan);
 
 		/* the page may be all-visible now */
 		analyze_page(vs, buffer, false, pr);

@@ -56,6 +56,15 @@ minidb_set_hint(MinidbVersionHeader *vh, Buffer buffer, uint16 hint,
 		return;
 	}
 
+	/*
+	 * Generic WAL (the library not preloaded): replay must produce the
+	 * primary's bytes, and the server's mask for generic WAL knows nothing
+	 * of our hint bits, so a permanent page gets them only inside
+	 * WAL-logged changes (above).  See minidb_wal.c.
+	 */
+	if (!minidb_custom_wal && BufferIsPermanent(buffer))
+		return;
+
 	if (hint == MINIDB_V_XMIN_COMMITTED && TransactionIdIsValid(xid))
 	{
 		XLogRecPtr	commitLSN = TransactionIdGetCommitLSN(xid);

@@ -1,29 +1,41 @@
 /*-------------------------------------------------------------------------
  *
  * minidb_xlog.c
- *	  A compact WAL record for the hot path: prepending a version.
+ *	  minidb's resource manager: compact WAL records, their replay, masks.
  *
- * Most of minidb's page changes are logged as generic WAL (minidb_wal.c),
- * which needs nothing from the extension at replay.  Prepending a version
- * in place, the change every non-key UPDATE and every DELETE makes, is the
- * exception worth a record of its own: generic WAL must log every byte the
- * grown record shifted on the page, while replay that re-runs the change
- * needs only the new version's bytes and which old versions were pruned.
+ * With the library in shared_preload_libraries, minidb registers a custom
+ * resource manager ("minidb", RM_EXPERIMENTAL_ID as PostgreSQL asks of
+ * extensions that have not reserved one) and every change to a minidb page
+ * is one of its records:
  *
- * The record is replayed by this extension's resource manager, which the
- * server can only know about when the library is in
- * shared_preload_libraries (RegisterCustomRmgr).  So: preloaded, minidb
- * writes compact records; not preloaded, it writes generic WAL for these
- * changes too.  A standby of a primary that preloads must preload as well.
+ *	PREPEND	 a version prepended in place (non-key UPDATE, DELETE), with the
+ *			 record's pruning plan (keep[]);
+ *	MOVE	 a moving UPDATE: the new record plus the old record's "moved"
+ *			 marker;
+ *	PRUNE	 a MinidbPagePlan: opportunistic pruning, and everything VACUUM
+ *			 does to a page (prune, freeze, forget lockers, dead records);
+ *	VISIBLE	 the page all-visible (and all-frozen) in the visibility map;
+ *	DELTA	 any other change (insert, row lock, ...), as the byte delta
+ *			 that generic WAL would log (minidb_wal.c).
  *
- * Primary and replay run the same functions, minidb_prepend_build() and
- * minidb_prepend_place(), on the
- * same page (a page differs between them only in hint bits, which change
- * no offsets), so the two produce the same layout, and later generic WAL
- * deltas, which address bytes by offset, stay valid on the standby.
+ * Replay of the first three runs the functions the primary ran, on the
+ * standby's own page: minidb_prepend_build/place and
+ * minidb_page_execute_plan.  Every change that moves records on a page is
+ * one of those, never a byte delta: hint bits are set without WAL, so the
+ * standby's bytes differ from the primary's in hint bits, and a delta is
+ * only right where nothing moved (see minidb_wal.c).  The three carry the
+ * conflict horizon of what they remove or freeze, which a hot standby
+ * needs to cancel the queries that still need it (heap's records carry the
+ * same); HORIZON, an earlier separate record for that, is still replayed.
  *
- * The resource manager ID is RM_EXPERIMENTAL_ID, as PostgreSQL asks of
- * extensions that have not reserved one.
+ * minidb_mask masks what may differ between primary and replay: LSN and
+ * checksum, the page's hint flags and pd_prune_xid, the hole, item padding,
+ * and the hint bits (xmin committed/aborted) of every version of every
+ * record, which wal_consistency_checking then compares byte for byte.
+ *
+ * Without preloading, the server cannot replay these records: minidb then
+ * logs generic WAL (minidb_wal.c).  A standby of a primary that preloads
+ * must preload as well, and one of a primary that does not must not.
  *
  * Copyright (c) 2026, minidb_am developers
  *
@@ -31,107 +43,27 @@
  */
 #include "postgres.h"
 
-#include "access/visibilitymap.h"
+#include "access/bufmask.h"
 #include "access/transam.h"
+#include "access/visibilitymap.h"
 #include "access/xlog.h"
-#include "access/xlog_internal.h"
 #include "access/xloginsert.h"
-#include "access/xlogreader.h"
 #include "access/xlogutils.h"
 #include "miscadmin.h"
 #include "storage/bufmgr.h"
+#include "storage/freespace.h"
 #include "storage/standby.h"
 #include "utils/rel.h"
-#include "utils/snapmgr.h"
 
 #include "minidb_am.h"
+#include "minidb_xlog.h"
 
-#define MINIDB_RMGR_ID			RM_EXPERIMENTAL_ID
-
-#define XLOG_MINIDB_PREPEND		0x10
-#define XLOG_MINIDB_MOVE		0x20
-#define XLOG_MINIDB_HORIZON		0x30
-
-/* xl_minidb_prepend.flags */
-#define XLMD_PRUNED				0x01	/* keep[] follows in the block data */
-#define XLMD_HAS_SUCCESSOR		0x02
-#define XLMD_VM_CLEARED			0x04
-
-typedef struct xl_minidb_prepend
-{
-	OffsetNumber offnum;		/* the record */
-	uint16		nversions;		/* versions before pruning (keep[] size) */
-	uint8		flags;			/* XLMD_* */
-	uint8		recflags;		/* record flags to set */
-	ItemPointerData successor;	/* with XLMD_HAS_SUCCESSOR */
-} xl_minidb_prepend;
-
-/* block 0 data: [bool keep[nversions]] then the new version's bytes */
-
-/*
- * A non-in-place UPDATE: the row's new record is added (on block 1, or on
- * block 0 itself with XLMD_SAME_PAGE) and the old record on block 0 gets a
- * "moved" marker pointing at it.  Block 0 data as for PREPEND (the marker
- * is the version), followed by the new record's bytes when on the same
- * page; block 1 data is the new record's bytes.
- */
-#define XLMD_SAME_PAGE			0x08
-#define XLMD_INIT_NEW_PAGE		0x10
-#define XLMD_NEW_VM_CLEARED		0x20
-
-typedef struct xl_minidb_move
-{
-	xl_minidb_prepend old;		/* the marker on the old record */
-	OffsetNumber newoff;		/* where the new record went */
-	uint8		flags;			/* XLMD_SAME_PAGE etc. */
-} xl_minidb_move;
-
-bool		minidb_custom_wal = false;
-
-/*
- * Hot standby: before a WAL record that removes versions (pruning, dead
- * records), a HORIZON record names the newest xid whose commit made them
- * invisible to everyone, so that the standby cancels the queries whose
- * snapshots still need them -- what heap's pruning records carry as
- * snapshotConflictHorizon.  Pruning notes that xid here; the next WAL
- * write of this backend logs it (an extra conflict is harmless, a missing
- * one is not).  Only with the resource manager registered: generic WAL has
- * no place for it (the README asks for hot_standby_feedback then).
- */
-typedef struct xl_minidb_horizon
-{
-	RelFileNode node;
-	TransactionId latest_removed;
-} xl_minidb_horizon;
-
-static TransactionId removed_horizon = InvalidTransactionId;
-
-void
-minidb_note_removed_xid(TransactionId xid)
-{
-	if (TransactionIdIsNormal(xid) &&
-		(!TransactionIdIsValid(removed_horizon) ||
-		 TransactionIdFollows(xid, removed_horizon)))
-		removed_horizon = xid;
-}
-
-void
-minidb_log_removed_horizon(Relation rel)
-{
-	xl_minidb_horizon xlrec;
-
-	if (!TransactionIdIsValid(removed_horizon))
-		return;
-	if (minidb_custom_wal && RelationNeedsWAL(rel) && XLogStandbyInfoActive())
-	{
-		xlrec.node = rel->rd_node;
-		xlrec.latest_removed = removed_horizon;
-		XLogBeginInsert();
-		XLogRegisterData((char *) &xlrec, sizeof(xlrec));
-		XLogInsert(MINIDB_RMGR_ID, XLOG_MINIDB_HORIZON);
-	}
-	removed_horizon = InvalidTransactionId;
-}
+/* visibilitymap.c's arithmetic (it keeps these macros to itself) */
+#define MINIDB_VM_MAPSIZE (BLCKSZ - MAXALIGN(SizeOfPageHeaderData))
+#define MINIDB_VM_BLOCKS_PER_BYTE (BITS_PER_BYTE / BITS_PER_HEAPBLOCK)
+#define MINIDB_VM_BLOCKS_PER_PAGE (MINIDB_VM_MAPSIZE * MINIDB_VM_BLOCKS_PER_BYTE)
+#define MINIDB_VM_MAPBYTE(x) (((x) % MINIDB_VM_BLOCKS_PER_PAGE) / MINIDB_VM_BLOCKS_PER_BYTE)
+#define MINIDB_VM_OFFSET(x) (((x) % MINIDB_VM_BLOCKS_PER_BYTE) * BITS_PER_HEAPBLOCK)
 
 /*
  * The change itself, on primary and in replay alike, in two steps so that
@@ -204,6 +136,127 @@ version_bytes(const MinidbVersionData *v, uint32 *vlen)
 }
 
 /*
+ * The data of the version a record at off starts with (its head, version
+ * 0), if it is a data version whose bytes can be read; for a prepend's
+ * prefix/suffix compression, on the primary and in replay alike.
+ */
+static bool
+head_data(Page page, OffsetNumber off, const char **data, uint32 *len)
+{
+	ItemId		lp;
+	char	   *rec;
+	MinidbChainIter it;
+	MinidbVersionRef ref;
+	MinidbChainError err;
+	bool		damaged = false;
+
+	if (off < FirstOffsetNumber || off > PageGetMaxOffsetNumber(page))
+		return false;
+	lp = PageGetItemId(page, off);
+	if (!ItemIdIsNormal(lp))
+		return false;
+	rec = (char *) PageGetItem(page, lp);
+	if (!minidb_chain_iter_init(&it, rec, ItemIdGetLength(lp), &err) ||
+		!minidb_chain_iter_next(&it, &ref, &err, &damaged) ||
+		(ref.vh->vh_flags & MINIDB_V_NODATA_MASK))
+		return false;
+	*data = rec + ref.offset + ref.vh->vh_hoff;
+	*len = ref.vh->vh_len - ref.vh->vh_hoff;
+	return true;
+}
+
+/*
+ * The bytes of a prepend's new version as logged: whole, or -- when the
+ * record's head stays and the two share a prefix or a suffix of their
+ * data, as an UPDATE of a few columns does -- the version's header and
+ * null bitmap, the prefix and suffix lengths (uint16 each) and only the
+ * data between them, which replay completes from the head on its page
+ * (heap's prefix/suffix compression of XLOG_HEAP_HOT_UPDATE).  Sets
+ * *diffed.  palloc'd.
+ */
+#define MIN_AFFIX_LEN	3		/* heap's threshold, in log_heap_update */
+
+static char *
+prepend_bytes(Page page, OffsetNumber off, const bool *keep,
+			  const MinidbVersionData *v, uint32 *vlen, bool *diffed)
+{
+	char	   *full = version_bytes(v, vlen);
+	MinidbVersionHeader *vh = (MinidbVersionHeader *) full;
+	const char *old;
+	uint32		oldlen;
+	uint32		newlen = v->datalen;
+	uint32		prefix = 0;
+	uint32		suffix = 0;
+	uint16		affix[2];
+	char	   *out;
+
+	*diffed = false;
+	if ((keep && !keep[0]) || newlen == 0 ||
+		!head_data(page, off, &old, &oldlen))
+		return full;
+	while (prefix < Min(oldlen, newlen) && prefix < PG_UINT16_MAX &&
+		   old[prefix] == v->data[prefix])
+		prefix++;
+	while (suffix < Min(oldlen, newlen) - prefix && suffix < PG_UINT16_MAX &&
+		   old[oldlen - 1 - suffix] == v->data[newlen - 1 - suffix])
+		suffix++;
+	if (prefix < MIN_AFFIX_LEN)
+		prefix = 0;
+	if (suffix < MIN_AFFIX_LEN)
+		suffix = 0;
+	if (prefix + suffix <= sizeof(affix))
+		return full;
+
+	affix[0] = (uint16) prefix;
+	affix[1] = (uint16) suffix;
+	out = palloc(vh->vh_hoff + sizeof(affix) + newlen - prefix - suffix);
+	memcpy(out, full, vh->vh_hoff);
+	memcpy(out + vh->vh_hoff, affix, sizeof(affix));
+	memcpy(out + vh->vh_hoff + sizeof(affix), v->data + prefix,
+		   newlen - prefix - suffix);
+	*vlen = vh->vh_hoff + sizeof(affix) + newlen - prefix - suffix;
+	*diffed = true;
+	pfree(full);
+	return out;
+}
+
+/*
+ * The conflict horizon of a record's keep[] plan (made by
+ * minidb_prune_plan on this page): versions below the oldest kept one went
+ * because that one is visible to every snapshot, so its xmin; none when
+ * only aborted versions go (the plan's walk hinted them aborted).  An extra
+ * conflict is harmless, a missing one is not.
+ */
+static TransactionId
+keep_horizon(Page page, OffsetNumber off, const bool *keep, int n)
+{
+	ItemId		lp = PageGetItemId(page, off);
+	MinidbChainIter it;
+	MinidbVersionRef ref;
+	MinidbChainError err;
+	bool		damaged = false;
+	bool		removed_after = false;
+	TransactionId last_kept = InvalidTransactionId;
+
+	if (!keep ||
+		!minidb_chain_iter_init(&it, (char *) PageGetItem(page, lp),
+								ItemIdGetLength(lp), &err))
+		return InvalidTransactionId;
+	while (minidb_chain_iter_next(&it, &ref, &err, &damaged) && ref.index < n)
+	{
+		if (keep[ref.index])
+		{
+			last_kept = ref.vh->vh_xmin;
+			removed_after = false;
+		}
+		else if (!(ref.vh->vh_flags & MINIDB_V_XMIN_ABORTED))
+			removed_after = true;
+	}
+	return removed_after && TransactionIdIsNormal(last_kept) ?
+		last_kept : InvalidTransactionId;
+}
+
+/*
  * Prepend v to the record at off of an exclusively locked buffer and log
  * it as one compact record (primary side; minidb_custom_wal is set).
  * keep[] is the pruning plan for the record's nversions versions, or NULL.
@@ -218,16 +271,17 @@ minidb_log_prepend(Relation rel, Buffer buffer, OffsetNumber off,
 	BlockNumber blkno = BufferGetBlockNumber(buffer);
 	Buffer		vmbuffer = InvalidBuffer;
 	bool		clear_vm = PageIsAllVisible(page);
+	TransactionId horizon = keep_horizon(page, off, keep, nversions);
 	xl_minidb_prepend xlrec;
 	char	   *vbytes;
 	char	   *rec;
 	uint32		reclen;
 	uint32		vlen;
+	bool		diffed;
 
-	vbytes = version_bytes(v, &vlen);
+	vbytes = prepend_bytes(page, off, keep, v, &vlen, &diffed);
 	if (clear_vm)
 		visibilitymap_pin(rel, blkno, &vmbuffer);
-	minidb_log_removed_horizon(rel);
 	rec = minidb_prepend_build(page, off, keep, v, successor, recflags,
 							   &reclen);
 
@@ -248,7 +302,9 @@ minidb_log_prepend(Relation rel, Buffer buffer, OffsetNumber off,
 		xlrec.nversions = keep ? nversions : 0;
 		xlrec.flags = (keep ? XLMD_PRUNED : 0) |
 			(successor ? XLMD_HAS_SUCCESSOR : 0) |
-			(clear_vm ? XLMD_VM_CLEARED : 0);
+			(clear_vm ? XLMD_VM_CLEARED : 0) |
+			(diffed ? XLMD_DATA_DIFF : 0) |
+			(TransactionIdIsValid(horizon) ? XLMD_HORIZON : 0);
 		xlrec.recflags = recflags;
 		if (successor)
 			xlrec.successor = *successor;
@@ -257,6 +313,8 @@ minidb_log_prepend(Relation rel, Buffer buffer, OffsetNumber off,
 
 		XLogBeginInsert();
 		XLogRegisterData((char *) &xlrec, sizeof(xlrec));
+		if (TransactionIdIsValid(horizon))
+			XLogRegisterData((char *) &horizon, sizeof(horizon));
 		XLogRegisterBuffer(0, buffer, REGBUF_STANDARD);
 		if (keep)
 			XLogRegisterBufData(0, (char *) keep, nversions * sizeof(bool));
@@ -292,6 +350,7 @@ minidb_log_move(Relation rel, Buffer oldbuf, OffsetNumber off,
 	Buffer		vmnew = InvalidBuffer;
 	bool		clear_old = PageIsAllVisible(oldpage);
 	bool		clear_new = !same && !new_page && PageIsAllVisible(newpage);
+	TransactionId horizon = keep_horizon(oldpage, off, keep, nversions);
 	ItemPointerData newtid;
 	ItemPointerData placeholder;
 	char	   *vbytes;
@@ -304,7 +363,6 @@ minidb_log_move(Relation rel, Buffer oldbuf, OffsetNumber off,
 		visibilitymap_pin(rel, BufferGetBlockNumber(oldbuf), &vmold);
 	if (clear_new)
 		visibilitymap_pin(rel, BufferGetBlockNumber(newbuf), &vmnew);
-	minidb_log_removed_horizon(rel);
 	ItemPointerSet(&placeholder, BufferGetBlockNumber(newbuf), FirstOffsetNumber);
 	rec = minidb_prepend_build(oldpage, off, keep, marker, &placeholder, 0,
 							   &reclen);
@@ -340,7 +398,8 @@ minidb_log_move(Relation rel, Buffer oldbuf, OffsetNumber off,
 		xlrec.old.offnum = off;
 		xlrec.old.nversions = keep ? nversions : 0;
 		xlrec.old.flags = (keep ? XLMD_PRUNED : 0) | XLMD_HAS_SUCCESSOR |
-			(clear_old ? XLMD_VM_CLEARED : 0);
+			(clear_old ? XLMD_VM_CLEARED : 0) |
+			(TransactionIdIsValid(horizon) ? XLMD_HORIZON : 0);
 		xlrec.old.recflags = 0;
 		xlrec.old.successor = newtid;
 		xlrec.newoff = ItemPointerGetOffsetNumber(&newtid);
@@ -350,6 +409,8 @@ minidb_log_move(Relation rel, Buffer oldbuf, OffsetNumber off,
 
 		XLogBeginInsert();
 		XLogRegisterData((char *) &xlrec, sizeof(xlrec));
+		if (TransactionIdIsValid(horizon))
+			XLogRegisterData((char *) &horizon, sizeof(horizon));
 		XLogRegisterBuffer(0, oldbuf, REGBUF_STANDARD);
 		if (keep)
 			XLogRegisterBufData(0, (char *) keep, nversions * sizeof(bool));
@@ -378,10 +439,168 @@ minidb_log_move(Relation rel, Buffer oldbuf, OffsetNumber off,
 	return newtid;
 }
 
+/*
+ * Carry out a pruning plan on an exclusively locked buffer and log it as
+ * one PRUNE record: the plan, not the bytes it moved.
+ */
+void
+minidb_log_plan(Relation rel, Buffer buffer, const MinidbPagePlan *plan)
+{
+	Page		page = BufferGetPage(buffer);
+	BlockNumber blkno = BufferGetBlockNumber(buffer);
+	Buffer		vmbuffer = InvalidBuffer;
+	bool		clear_vm = PageIsAllVisible(page);
+	PGAlignedBlock image;
+	char	   *bdata;
+	char	   *ptr;
+	Size		blen;
+
+	if (clear_vm)
+		visibilitymap_pin(rel, blkno, &vmbuffer);
+
+	/* the change on a copy: it may allocate, a critical section may not */
+	memcpy(image.data, page, BLCKSZ);
+	minidb_page_execute_plan((Page) image.data, plan);
+
+	/* the block data in one piece (a record takes few pieces) */
+	blen = plan->nrecords * SizeOfMinidbRplan + plan->nactions +
+		(plan->ndead + plan->nunused) * sizeof(OffsetNumber);
+	bdata = ptr = palloc(Max(blen, 1));
+	for (int i = 0; i < plan->nrecords; i++)
+	{
+		xl_minidb_rplan rp;
+
+		rp.off = plan->records[i].off;
+		rp.nversions = plan->records[i].nversions;
+		rp.flags = plan->records[i].flags;
+		memcpy(ptr, &rp, SizeOfMinidbRplan);
+		ptr += SizeOfMinidbRplan;
+	}
+	memcpy(ptr, plan->actions, plan->nactions);
+	ptr += plan->nactions;
+	memcpy(ptr, plan->dead, plan->ndead * sizeof(OffsetNumber));
+	ptr += plan->ndead * sizeof(OffsetNumber);
+	memcpy(ptr, plan->unused, plan->nunused * sizeof(OffsetNumber));
+
+	START_CRIT_SECTION();
+	memcpy(page, image.data, BLCKSZ);
+	if (clear_vm)
+	{
+		PageClearAllVisible(page);
+		visibilitymap_clear(rel, blkno, vmbuffer, VISIBILITYMAP_VALID_BITS);
+	}
+	MarkBufferDirty(buffer);
+
+	if (RelationNeedsWAL(rel))
+	{
+		xl_minidb_plan xlrec;
+		XLogRecPtr	recptr;
+
+		xlrec.conflict_xid = plan->conflict_xid;
+		xlrec.prune_xid = plan->prune_xid;
+		xlrec.nrecords = plan->nrecords;
+		xlrec.nactions = plan->nactions;
+		xlrec.ndead = plan->ndead;
+		xlrec.nunused = plan->nunused;
+		xlrec.flags = plan->flags;
+		xlrec.vmflags = clear_vm ? XLMD_VM_CLEARED : 0;
+
+		XLogBeginInsert();
+		XLogRegisterData((char *) &xlrec, sizeof(xlrec));
+		XLogRegisterBuffer(0, buffer, REGBUF_STANDARD);
+		if (blen > 0)
+			XLogRegisterBufData(0, bdata, blen);
+		recptr = XLogInsert(MINIDB_RMGR_ID, XLOG_MINIDB_PRUNE);
+		PageSetLSN(page, recptr);
+	}
+	END_CRIT_SECTION();
+
+	if (BufferIsValid(vmbuffer))
+		ReleaseBuffer(vmbuffer);
+	pfree(bdata);
+}
+
+/*
+ * Mark an exclusively locked buffer's page all-visible (and all-frozen,
+ * per flags) in the page and in the visibility map, logged as one VISIBLE
+ * record: what visibilitymap_set does with heap's XLOG_HEAP2_VISIBLE,
+ * whose replay would check our page with heap's mask.  cutoff_xid is the
+ * newest xmin the page's visibility rests on: standby queries that may not
+ * see it yet are cancelled on replay.  vmbuffer is the pinned map page.
+ */
+void
+minidb_log_visible(Relation rel, Buffer buffer, Buffer vmbuffer,
+				   TransactionId cutoff_xid, uint8 flags)
+{
+	Page		page = BufferGetPage(buffer);
+	BlockNumber blkno = BufferGetBlockNumber(buffer);
+	Page		vmpage = BufferGetPage(vmbuffer);
+	uint8	   *map = (uint8 *) PageGetContents(vmpage);
+	uint32		mapbyte = MINIDB_VM_MAPBYTE(blkno);
+	uint8		mapoff = MINIDB_VM_OFFSET(blkno);
+
+	Assert((flags & VISIBILITYMAP_VALID_BITS) == flags);
+	if (BufferGetBlockNumber(vmbuffer) != blkno / MINIDB_VM_BLOCKS_PER_PAGE)
+		elog(ERROR, "wrong visibility map buffer for block %u", blkno);
+
+	LockBuffer(vmbuffer, BUFFER_LOCK_EXCLUSIVE);
+	START_CRIT_SECTION();
+	PageSetAllVisible(page);
+	MarkBufferDirty(buffer);
+	map[mapbyte] |= (flags << mapoff);
+	MarkBufferDirty(vmbuffer);
+	if (RelationNeedsWAL(rel))
+	{
+		xl_minidb_visible xlrec;
+		XLogRecPtr	recptr;
+
+		xlrec.cutoff_xid = cutoff_xid;
+		xlrec.flags = flags;
+		XLogBeginInsert();
+		XLogRegisterData((char *) &xlrec, sizeof(xlrec));
+		XLogRegisterBuffer(0, vmbuffer, 0);
+		XLogRegisterBuffer(1, buffer, REGBUF_STANDARD |
+						   (XLogHintBitIsNeeded() ? 0 : REGBUF_NO_IMAGE));
+		recptr = XLogInsert(MINIDB_RMGR_ID, XLOG_MINIDB_VISIBLE);
+		PageSetLSN(vmpage, recptr);
+		/* as for heap: the page's LSN only when hint bits are logged */
+		if (XLogHintBitIsNeeded())
+			PageSetLSN(page, recptr);
+	}
+	END_CRIT_SECTION();
+	LockBuffer(vmbuffer, BUFFER_LOCK_UNLOCK);
+}
+
 /* ----------------------------------------------------------------
  * Replay
  * ----------------------------------------------------------------
  */
+
+/* Cancel the standby queries that may need what a record removes */
+static void
+resolve_conflict(XLogReaderState *record, TransactionId horizon)
+{
+	RelFileNode rnode;
+
+	if (!InHotStandby || !TransactionIdIsValid(horizon))
+		return;
+	XLogRecGetBlockTag(record, 0, &rnode, NULL, NULL);
+	ResolveRecoveryConflictWithSnapshot(horizon, rnode);
+}
+
+/* The horizon after a record's fixed part, if the flag says there is one */
+static TransactionId
+record_horizon(XLogReaderState *record, Size fixed, uint8 flags)
+{
+	TransactionId horizon;
+
+	if (!(flags & XLMD_HORIZON))
+		return InvalidTransactionId;
+	if (XLogRecGetDataLen(record) < fixed + sizeof(TransactionId))
+		elog(PANIC, "minidb_redo: record too short for its horizon");
+	memcpy(&horizon, XLogRecGetData(record) + fixed, sizeof(horizon));
+	return horizon;
+}
 
 /* Read a logged version's bytes back into a MinidbVersionData */
 static void
@@ -411,6 +630,63 @@ redo_add_record(Page page, OffsetNumber off, const char *data, Size len)
 	pfree(rec);
 }
 
+/*
+ * The logged version of block 0 of PREPEND and MOVE, whole again (a
+ * palloc'd, aligned copy); *used gets the bytes it took.
+ */
+static char *
+redo_version_bytes(Page page, const xl_minidb_prepend *xlprep,
+				   const char *data, Size datalen, Size *used)
+{
+	MinidbVersionHeader vh;
+	char	   *vbytes;
+	const char *old;
+	uint32		oldlen;
+	uint16		affix[2];
+	uint32		middle;
+
+	if (datalen < MINIDB_VERSION_HDRSZ)
+		elog(PANIC, "minidb_redo: version data of %zu bytes is too short",
+			 datalen);
+	memcpy(&vh, data, sizeof(vh));
+	if (vh.vh_len < MINIDB_VERSION_HDRSZ || vh.vh_hoff > vh.vh_len)
+		elog(PANIC, "minidb_redo: version of %u bytes with data at %u",
+			 vh.vh_len, vh.vh_hoff);
+	vbytes = palloc(MAXALIGN(vh.vh_len));
+	if (!(xlprep->flags & XLMD_DATA_DIFF))
+	{
+		if (vh.vh_len > datalen)
+			elog(PANIC, "minidb_redo: version of %u bytes overruns the record data",
+				 vh.vh_len);
+		memcpy(vbytes, data, vh.vh_len);
+		*used = vh.vh_len;
+		return vbytes;
+	}
+
+	/* prefix and suffix from the head of the record on this page */
+	if ((Size) vh.vh_hoff + sizeof(affix) > datalen)
+		elog(PANIC, "minidb_redo: compressed version overruns the record data");
+	memcpy(affix, data + vh.vh_hoff, sizeof(affix));
+	if ((uint32) affix[0] + affix[1] > (uint32) (vh.vh_len - vh.vh_hoff))
+		elog(PANIC, "minidb_redo: prefix %u and suffix %u exceed the version",
+			 affix[0], affix[1]);
+	middle = vh.vh_len - vh.vh_hoff - affix[0] - affix[1];
+	if ((Size) vh.vh_hoff + sizeof(affix) + middle > datalen)
+		elog(PANIC, "minidb_redo: compressed version overruns the record data");
+	if (!head_data(page, xlprep->offnum, &old, &oldlen) ||
+		(uint32) affix[0] + affix[1] > oldlen)
+		elog(PANIC, "minidb_redo: no head at offset %u to complete a version from",
+			 xlprep->offnum);
+	memcpy(vbytes, data, vh.vh_hoff);
+	memcpy(vbytes + vh.vh_hoff, old, affix[0]);
+	memcpy(vbytes + vh.vh_hoff + affix[0], data + vh.vh_hoff + sizeof(affix),
+		   middle);
+	memcpy(vbytes + vh.vh_hoff + affix[0] + middle,
+		   old + oldlen - affix[1], affix[1]);
+	*used = vh.vh_hoff + sizeof(affix) + middle;
+	return vbytes;
+}
+
 /* Block 0 of PREPEND and MOVE: prune, prepend; returns bytes consumed */
 static Size
 redo_prepend_block(Page page, const xl_minidb_prepend *xlprep,
@@ -419,23 +695,23 @@ redo_prepend_block(Page page, const xl_minidb_prepend *xlprep,
 	Size		keeplen = (xlprep->flags & XLMD_PRUNED) ?
 		xlprep->nversions * sizeof(bool) : 0;
 	bool	   *keep = NULL;
-	MinidbVersionHeader vh;
 	char	   *vbytes;
 	char	   *rec;
 	uint32		reclen;
+	Size		used;
 	MinidbVersionData v;
 
+	if (keeplen > datalen)
+		elog(PANIC, "minidb_redo: prepend data of %zu bytes is too short",
+			 datalen);
 	if (keeplen)
 	{
 		keep = palloc(keeplen);
 		memcpy(keep, data, keeplen);
 	}
-	memcpy(&vh, data + keeplen, sizeof(vh));
-	if (keeplen + vh.vh_len > datalen)
-		elog(PANIC, "minidb_redo: version of %u bytes overruns the record data",
-			 vh.vh_len);
-	vbytes = palloc(MAXALIGN(vh.vh_len));	/* aligned copy */
-	memcpy(vbytes, data + keeplen, vh.vh_len);
+	/* before the record changes: a compressed version needs its head */
+	vbytes = redo_version_bytes(page, xlprep, data + keeplen,
+								datalen - keeplen, &used);
 	parse_version(vbytes, &v);
 	rec = minidb_prepend_build(page, xlprep->offnum, keep, &v,
 							   (xlprep->flags & XLMD_HAS_SUCCESSOR) ?
@@ -448,23 +724,7 @@ redo_prepend_block(Page page, const xl_minidb_prepend *xlprep,
 	pfree(vbytes);
 	if (keep)
 		pfree(keep);
-	return keeplen + vh.vh_len;
-}
-
-static void
-clear_vm_block(XLogReaderState *record, uint8 block_id)
-{
-	RelFileNode rnode;
-	BlockNumber blkno;
-	Relation	reln;
-	Buffer		vmbuffer = InvalidBuffer;
-
-	XLogRecGetBlockTag(record, block_id, &rnode, NULL, &blkno);
-	reln = CreateFakeRelcacheEntry(rnode);
-	visibilitymap_pin(reln, blkno, &vmbuffer);
-	visibilitymap_clear(reln, blkno, vmbuffer, VISIBILITYMAP_VALID_BITS);
-	ReleaseBuffer(vmbuffer);
-	FreeFakeRelcacheEntry(reln);
+	return keeplen + used;
 }
 
 static void
@@ -476,10 +736,12 @@ redo_move(XLogReaderState *record)
 	Buffer		oldbuf;
 	Buffer		newbuf = InvalidBuffer;
 
+	resolve_conflict(record, record_horizon(record, sizeof(xl_minidb_move),
+											xlrec->old.flags));
 	if (xlrec->old.flags & XLMD_VM_CLEARED)
-		clear_vm_block(record, 0);
+		minidb_redo_clear_vm(record, 0);
 	if (xlrec->flags & XLMD_NEW_VM_CLEARED)
-		clear_vm_block(record, 1);
+		minidb_redo_clear_vm(record, 1);
 
 	/* the new record first, as on the primary */
 	if (!same)
@@ -522,6 +784,9 @@ redo_move(XLogReaderState *record)
 				((xlprep.flags & XLMD_PRUNED) ?
 				 xlprep.nversions * sizeof(bool) : 0);
 
+			if (used > datalen)
+				elog(PANIC, "minidb_redo: move data of %zu bytes is too short",
+					 datalen);
 			redo_add_record(page, xlrec->newoff, data + used, datalen - used);
 		}
 		redo_prepend_block(page, &xlprep, data, datalen);
@@ -540,8 +805,10 @@ redo_prepend(XLogReaderState *record)
 	xl_minidb_prepend *xlrec = (xl_minidb_prepend *) XLogRecGetData(record);
 	Buffer		buffer;
 
+	resolve_conflict(record, record_horizon(record, sizeof(xl_minidb_prepend),
+											xlrec->flags));
 	if (xlrec->flags & XLMD_VM_CLEARED)
-		clear_vm_block(record, 0);
+		minidb_redo_clear_vm(record, 0);
 	if (XLogReadBufferForRedo(record, 0, &buffer) == BLK_NEEDS_REDO)
 	{
 		Page		page = BufferGetPage(buffer);
@@ -554,6 +821,143 @@ redo_prepend(XLogReaderState *record)
 	}
 	if (BufferIsValid(buffer))
 		UnlockReleaseBuffer(buffer);
+}
+
+/* A PRUNE record's plan, read back (palloc'd) */
+static MinidbPagePlan *
+parse_plan(XLogReaderState *record)
+{
+	xl_minidb_plan xlrec;
+	MinidbPagePlan *plan = palloc(sizeof(MinidbPagePlan));
+	Size		datalen;
+	char	   *data = XLogRecGetBlockData(record, 0, &datalen);
+	int			first = 0;
+
+	memcpy(&xlrec, XLogRecGetData(record), sizeof(xlrec));
+	if (xlrec.nrecords > MaxHeapTuplesPerPage ||
+		xlrec.nactions > MINIDB_MAX_PAGE_VERSIONS ||
+		xlrec.ndead > MaxHeapTuplesPerPage ||
+		xlrec.nunused > MaxHeapTuplesPerPage ||
+		datalen != xlrec.nrecords * SizeOfMinidbRplan + xlrec.nactions +
+		(xlrec.ndead + xlrec.nunused) * sizeof(OffsetNumber))
+		elog(PANIC, "minidb_redo: malformed PRUNE record");
+	minidb_plan_init(plan);
+	plan->conflict_xid = xlrec.conflict_xid;
+	plan->prune_xid = xlrec.prune_xid;
+	plan->flags = xlrec.flags;
+	for (int i = 0; i < xlrec.nrecords; i++)
+	{
+		xl_minidb_rplan rp;
+		MinidbRecordPlan *p = &plan->records[i];
+
+		memcpy(&rp, data, SizeOfMinidbRplan);
+		data += SizeOfMinidbRplan;
+		p->off = rp.off;
+		p->nversions = rp.nversions;
+		p->flags = rp.flags;
+		p->first = first;
+		first += rp.nversions;
+	}
+	if (first != xlrec.nactions)
+		elog(PANIC, "minidb_redo: PRUNE record with %d actions for %u",
+			 first, xlrec.nactions);
+	plan->nrecords = xlrec.nrecords;
+	plan->nactions = xlrec.nactions;
+	memcpy(plan->actions, data, xlrec.nactions);
+	data += xlrec.nactions;
+	plan->ndead = xlrec.ndead;
+	memcpy(plan->dead, data, xlrec.ndead * sizeof(OffsetNumber));
+	data += xlrec.ndead * sizeof(OffsetNumber);
+	plan->nunused = xlrec.nunused;
+	memcpy(plan->unused, data, xlrec.nunused * sizeof(OffsetNumber));
+	return plan;
+}
+
+static void
+redo_prune(XLogReaderState *record)
+{
+	xl_minidb_plan *xlrec = (xl_minidb_plan *) XLogRecGetData(record);
+	Buffer		buffer;
+
+	resolve_conflict(record, xlrec->conflict_xid);
+	if (xlrec->vmflags & XLMD_VM_CLEARED)
+		minidb_redo_clear_vm(record, 0);
+	if (XLogReadBufferForRedo(record, 0, &buffer) == BLK_NEEDS_REDO)
+	{
+		Page		page = BufferGetPage(buffer);
+		MinidbPagePlan *plan = parse_plan(record);
+
+		minidb_page_execute_plan(page, plan);
+		if (xlrec->vmflags & XLMD_VM_CLEARED)
+			PageClearAllVisible(page);
+		PageSetLSN(page, record->EndRecPtr);
+		MarkBufferDirty(buffer);
+		pfree(plan);
+	}
+	if (BufferIsValid(buffer))
+	{
+		RelFileNode rnode;
+		BlockNumber blkno;
+		Size		space = minidb_page_free_for_insert(BufferGetPage(buffer));
+
+		/* the free space map is not WAL-logged: keep a promoted one close */
+		XLogRecGetBlockTag(record, 0, &rnode, NULL, &blkno);
+		UnlockReleaseBuffer(buffer);
+		XLogRecordPageWithFreeSpace(rnode, blkno, space);
+	}
+}
+
+/* heap_xlog_visible, for our pages */
+static void
+redo_visible(XLogReaderState *record)
+{
+	XLogRecPtr	lsn = record->EndRecPtr;
+	xl_minidb_visible *xlrec = (xl_minidb_visible *) XLogRecGetData(record);
+	Buffer		vmbuffer = InvalidBuffer;
+	Buffer		buffer;
+	RelFileNode rnode;
+	BlockNumber blkno;
+
+	XLogRecGetBlockTag(record, 1, &rnode, NULL, &blkno);
+	if (InHotStandby)
+		ResolveRecoveryConflictWithSnapshot(xlrec->cutoff_xid, rnode);
+
+	/*
+	 * Every record that clears the map bit bumps the page's LSN, so a page
+	 * whose LSN is past this record is not marked (heap_xlog_visible).
+	 */
+	if (XLogReadBufferForRedo(record, 1, &buffer) == BLK_NEEDS_REDO)
+	{
+		Page		page = BufferGetPage(buffer);
+
+		PageSetAllVisible(page);
+		if (XLogHintBitIsNeeded())
+			PageSetLSN(page, lsn);
+		MarkBufferDirty(buffer);
+	}
+	if (BufferIsValid(buffer))
+		UnlockReleaseBuffer(buffer);
+
+	if (XLogReadBufferForRedoExtended(record, 0, RBM_ZERO_ON_ERROR, false,
+									  &vmbuffer) == BLK_NEEDS_REDO)
+	{
+		Page		vmpage = BufferGetPage(vmbuffer);
+		Relation	reln;
+
+		if (PageIsNew(vmpage))
+			PageInit(vmpage, BLCKSZ, 0);
+		/* visibilitymap_set takes the lock itself */
+		LockBuffer(vmbuffer, BUFFER_LOCK_UNLOCK);
+		reln = CreateFakeRelcacheEntry(rnode);
+		visibilitymap_pin(reln, blkno, &vmbuffer);
+		if (lsn > PageGetLSN(vmpage))
+			visibilitymap_set(reln, blkno, InvalidBuffer, lsn, vmbuffer,
+							  xlrec->cutoff_xid, xlrec->flags);
+		ReleaseBuffer(vmbuffer);
+		FreeFakeRelcacheEntry(reln);
+	}
+	else if (BufferIsValid(vmbuffer))
+		UnlockReleaseBuffer(vmbuffer);
 }
 
 static void
@@ -569,6 +973,15 @@ minidb_redo(XLogReaderState *record)
 		case XLOG_MINIDB_MOVE:
 			redo_move(record);
 			break;
+		case XLOG_MINIDB_PRUNE:
+			redo_prune(record);
+			break;
+		case XLOG_MINIDB_DELTA:
+			minidb_wal_redo_delta(record);
+			break;
+		case XLOG_MINIDB_VISIBLE:
+			redo_visible(record);
+			break;
 		case XLOG_MINIDB_HORIZON:
 			{
 				xl_minidb_horizon *xlrec = (xl_minidb_horizon *) XLogRecGetData(record);
@@ -583,34 +996,194 @@ minidb_redo(XLogReaderState *record)
 	}
 }
 
+/* ----------------------------------------------------------------
+ * Masking for wal_consistency_checking
+ * ----------------------------------------------------------------
+ */
+
+/* Is this a minidb table page?  (A map page, or a new one, is not.) */
+static bool
+is_minidb_page(Page page)
+{
+	PageHeader	hdr = (PageHeader) page;
+
+	if (PageIsNew(page) ||
+		hdr->pd_special != BLCKSZ - MAXALIGN(sizeof(MinidbPageOpaqueData)))
+		return false;
+	return MinidbPageGetOpaque(page)->md_magic == MINIDB_PAGE_MAGIC;
+}
+
+/* Clear the hint bits of the version header at vh (any alignment) */
+static void
+mask_version(char *vh)
+{
+	uint16		flags;
+	char	   *p = vh + offsetof(MinidbVersionHeader, vh_flags);
+
+	memcpy(&flags, p, sizeof(flags));
+	flags &= ~(MINIDB_V_XMIN_COMMITTED | MINIDB_V_XMIN_ABORTED);
+	memcpy(p, &flags, sizeof(flags));
+}
+
+/*
+ * The hint bits of every version of a record of len bytes.  The page may
+ * be damaged: every offset is checked against len before it is used, and
+ * the walk stops at the first one that does not fit.
+ */
+static void
+mask_record(char *rec, uint32 len)
+{
+	uint8		format;
+	uint16		nversions;
+
+	if (len < MINIDB_RECORD_HDRSZ)
+		return;
+	format = (uint8) rec[offsetof(MinidbRecordHeader, rh_format)];
+	memcpy(&nversions, rec + offsetof(MinidbRecordHeader, rh_nversions),
+		   sizeof(nversions));
+	if (nversions > len / MINIDB_VERSION_HDRSZ)
+		nversions = len / MINIDB_VERSION_HDRSZ;
+
+	if (format == MINIDB_FORMAT_V1)
+	{
+		uint32		off = MINIDB_RECORD_HDRSZ;
+
+		for (int i = 0; i < nversions; i++)
+		{
+			uint16		vlen;
+
+			if (off > len || len - off < MINIDB_VERSION_HDRSZ)
+				break;
+			mask_version(rec + off);
+			memcpy(&vlen, rec + off + offsetof(MinidbVersionHeader, vh_len),
+				   sizeof(vlen));
+			if (vlen < MINIDB_VERSION_HDRSZ)
+				break;
+			off = MAXALIGN(off + vlen);
+		}
+	}
+	else if (format == MINIDB_FORMAT_V2)
+	{
+		for (int i = 0; i < nversions; i++)
+		{
+			uint32		doff = MINIDB_V2_DIR_OFFSET + i * sizeof(uint16);
+			uint16		voff;
+
+			if (doff + sizeof(uint16) > len)
+				break;
+			memcpy(&voff, rec + doff, sizeof(voff));
+			if (voff < doff + sizeof(uint16) || voff > len ||
+				len - voff < MINIDB_VERSION_HDRSZ)
+				break;
+			mask_version(rec + voff);
+		}
+	}
+}
+
+/*
+ * Mask what may differ between a primary's page and its replay: heap_mask
+ * (heapam.c) for minidb pages.  Any other page (a visibility map page) is
+ * compared as it is, LSN and checksum aside.  Never trusts the page: a
+ * damaged page is masked as far as it can be and then compared.
+ */
+static void
+minidb_mask(char *pagedata, BlockNumber blkno)
+{
+	Page		page = (Page) pagedata;
+	PageHeader	hdr = (PageHeader) page;
+	int			nitems;
+
+	mask_page_lsn_and_checksum(page);
+	if (!is_minidb_page(page))
+		return;
+	mask_page_hint_bits(page);
+	if (hdr->pd_lower < SizeOfPageHeaderData || hdr->pd_lower > hdr->pd_upper ||
+		hdr->pd_upper > hdr->pd_special)
+		return;
+	mask_unused_space(page);
+
+	nitems = (hdr->pd_lower - SizeOfPageHeaderData) / sizeof(ItemIdData);
+	for (int i = 0; i < nitems; i++)
+	{
+		ItemId		lp = PageGetItemId(page, (OffsetNumber) (i + 1));
+		uint32		off = ItemIdGetOffset(lp);
+		uint32		len = ItemIdGetLength(lp);
+
+		if (!ItemIdHasStorage(lp) || off < hdr->pd_upper ||
+			off + MAXALIGN(len) > hdr->pd_special)
+			continue;
+		if (ItemIdIsNormal(lp))
+			mask_record(pagedata + off, len);
+		/* the padding after a record is not written */
+		if (MAXALIGN(len) > len)
+			memset(pagedata + off + len, MASK_MARKER, MAXALIGN(len) - len);
+	}
+}
+
+/* ----------------------------------------------------------------
+ * Description
+ * ----------------------------------------------------------------
+ */
 static void
 minidb_desc(StringInfo buf, XLogReaderState *record)
 {
 	uint8		info = XLogRecGetInfo(record) & ~XLR_INFO_MASK;
+	char	   *data = XLogRecGetData(record);
 
 	if (info == XLOG_MINIDB_PREPEND)
 	{
-		xl_minidb_prepend *xlrec = (xl_minidb_prepend *) XLogRecGetData(record);
+		xl_minidb_prepend *xlrec = (xl_minidb_prepend *) data;
 
 		appendStringInfo(buf, "off %u, flags 0x%02X, pruned from %u versions",
 						 xlrec->offnum, xlrec->flags, xlrec->nversions);
-	}
-	else if (info == XLOG_MINIDB_HORIZON)
-	{
-		xl_minidb_horizon *xlrec = (xl_minidb_horizon *) XLogRecGetData(record);
-
-		appendStringInfo(buf, "rel %u/%u/%u, latest removed xid %u",
-						 xlrec->node.spcNode, xlrec->node.dbNode,
-						 xlrec->node.relNode, xlrec->latest_removed);
+		if (xlrec->flags & XLMD_HORIZON)
+			appendStringInfo(buf, ", horizon %u",
+							 record_horizon(record, sizeof(*xlrec),
+											xlrec->flags));
 	}
 	else if (info == XLOG_MINIDB_MOVE)
 	{
-		xl_minidb_move *xlrec = (xl_minidb_move *) XLogRecGetData(record);
+		xl_minidb_move *xlrec = (xl_minidb_move *) data;
 
 		appendStringInfo(buf, "off %u -> (%u,%u), flags 0x%02X/0x%02X",
 						 xlrec->old.offnum,
 						 ItemPointerGetBlockNumberNoCheck(&xlrec->old.successor),
 						 xlrec->newoff, xlrec->old.flags, xlrec->flags);
+		if (xlrec->old.flags & XLMD_HORIZON)
+			appendStringInfo(buf, ", horizon %u",
+							 record_horizon(record, sizeof(*xlrec),
+											xlrec->old.flags));
+	}
+	else if (info == XLOG_MINIDB_PRUNE)
+	{
+		xl_minidb_plan *xlrec = (xl_minidb_plan *) data;
+
+		appendStringInfo(buf, "records %u, versions %u, dead %u, unused %u, flags 0x%02X",
+						 xlrec->nrecords, xlrec->nactions, xlrec->ndead,
+						 xlrec->nunused, xlrec->flags);
+		if (TransactionIdIsValid(xlrec->conflict_xid))
+			appendStringInfo(buf, ", horizon %u", xlrec->conflict_xid);
+	}
+	else if (info == XLOG_MINIDB_DELTA)
+	{
+		xl_minidb_delta *xlrec = (xl_minidb_delta *) data;
+
+		appendStringInfo(buf, "vmclear 0x%02X", xlrec->vmclear);
+	}
+	else if (info == XLOG_MINIDB_VISIBLE)
+	{
+		xl_minidb_visible *xlrec = (xl_minidb_visible *) data;
+
+		appendStringInfo(buf, "cutoff xid %u flags 0x%02X",
+						 xlrec->cutoff_xid, xlrec->flags);
+	}
+	else if (info == XLOG_MINIDB_HORIZON)
+	{
+		xl_minidb_horizon *xlrec = (xl_minidb_horizon *) data;
+
+		appendStringInfo(buf, "rel %u/%u/%u, latest removed xid %u",
+						 xlrec->node.spcNode, xlrec->node.dbNode,
+						 xlrec->node.relNode, xlrec->latest_removed);
 	}
 }
 
@@ -625,6 +1198,12 @@ minidb_identify(uint8 info)
 			return "MOVE";
 		case XLOG_MINIDB_HORIZON:
 			return "HORIZON";
+		case XLOG_MINIDB_PRUNE:
+			return "PRUNE";
+		case XLOG_MINIDB_DELTA:
+			return "DELTA";
+		case XLOG_MINIDB_VISIBLE:
+			return "VISIBLE";
 	}
 	return NULL;
 }
@@ -634,6 +1213,7 @@ static RmgrData minidb_rmgr = {
 	.rm_redo = minidb_redo,
 	.rm_desc = minidb_desc,
 	.rm_identify = minidb_identify,
+	.rm_mask = minidb_mask,
 };
 
 /* From _PG_init: register the resource manager if we are being preloaded */

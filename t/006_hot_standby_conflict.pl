@@ -1,9 +1,10 @@
 # Hot standby: a query on the standby whose snapshot still needs versions
 # that the primary pruned must be cancelled by the replay of the pruning
 # (a recovery conflict), never answer from a chain that lost its version.
-# With the library preloaded, minidb's HORIZON record (minidb_xlog.c)
-# carries the xid that made the pruned versions invisible, as heap's
-# pruning records carry snapshotConflictHorizon.
+# With the library preloaded, minidb's records that remove versions
+# (PREPEND and MOVE with their pruning plan, PRUNE; minidb_xlog.c) carry
+# the xid that made the pruned versions invisible, as heap's pruning
+# records carry snapshotConflictHorizon.
 use strict;
 use warnings;
 use PostgreSQL::Test::Cluster;
@@ -46,11 +47,12 @@ $primary->safe_psql('postgres', q{UPDATE m SET v = 'new'});
 $primary->safe_psql('postgres', q{UPDATE m SET v = 'newer'});
 $primary->wait_for_catchup($standby, 'replay', $primary->lsn('insert'));
 
+my $lsn1 = $primary->lsn('flush');
 my $wal = $primary->safe_psql('postgres', qq{
 	CREATE EXTENSION pg_walinspect;
-	SELECT count(*) FROM pg_get_wal_records_info('$lsn0', pg_current_wal_lsn())
-	 WHERE resource_manager = 'minidb' AND record_type = 'HORIZON'});
-cmp_ok($wal, '>', 0, "the primary logged pruning horizons ($wal)");
+	SELECT count(*) FROM pg_get_wal_records_info('$lsn0', '$lsn1')
+	 WHERE resource_manager = 'minidb' AND description LIKE '%horizon%'});
+cmp_ok($wal, '>', 0, "the primary's pruning records carry horizons ($wal)");
 
 # the reader either still sees its 100 old rows or was cancelled (an idle
 # transaction's session is terminated); it must never see fewer

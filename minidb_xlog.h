@@ -1,0 +1,134 @@
+/*-------------------------------------------------------------------------
+ *
+ * minidb_xlog.h
+ *	  The WAL records of minidb's resource manager ("minidb").
+ *
+ * With the library in shared_preload_libraries every change to a minidb
+ * page is one of these records (minidb_xlog.c makes the compact ones,
+ * minidb_wal.c the DELTA records); without it, minidb_wal.c writes generic
+ * WAL records (RM_GENERIC_ID) instead and none of these exist.
+ *
+ * Copyright (c) 2026, minidb_am developers
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef MINIDB_XLOG_H
+#define MINIDB_XLOG_H
+
+#include "access/xlog_internal.h"
+#include "access/xlogreader.h"
+#include "storage/relfilenode.h"
+
+#define MINIDB_RMGR_ID			RM_EXPERIMENTAL_ID
+
+/* Record types (the high four bits of xl_info) */
+#define XLOG_MINIDB_PREPEND		0x10	/* a version prepended in place */
+#define XLOG_MINIDB_MOVE		0x20	/* a moving UPDATE */
+#define XLOG_MINIDB_HORIZON		0x30	/* replayed, no longer written */
+#define XLOG_MINIDB_PRUNE		0x40	/* a MinidbPagePlan: prune, freeze, ... */
+#define XLOG_MINIDB_DELTA		0x50	/* page deltas, generic WAL's format */
+#define XLOG_MINIDB_VISIBLE		0x60	/* page all-visible (and frozen) */
+
+/* xl_minidb_prepend.flags */
+#define XLMD_PRUNED				0x01	/* keep[] follows in the block data */
+#define XLMD_HAS_SUCCESSOR		0x02
+#define XLMD_VM_CLEARED			0x04
+#define XLMD_DATA_DIFF			0x08	/* the version's data is logged as a
+										 * difference from the head's */
+#define XLMD_HORIZON			0x40	/* a conflict horizon follows the
+										 * record's fixed part */
+
+/*
+ * PREPEND: block 0 data is [bool keep[nversions]] then the new version's
+ * bytes; with XLMD_DATA_DIFF its header and null bitmap (vh_hoff bytes),
+ * uint16 prefix and suffix lengths, and the data between them (the rest
+ * is the record's head's, on the page).  With XLMD_HORIZON the main data ends with the TransactionId
+ * whose commit made the pruned versions invisible to every snapshot.
+ */
+typedef struct xl_minidb_prepend
+{
+	OffsetNumber offnum;		/* the record */
+	uint16		nversions;		/* versions before pruning (keep[] size) */
+	uint8		flags;			/* XLMD_* */
+	uint8		recflags;		/* record flags to set */
+	ItemPointerData successor;	/* with XLMD_HAS_SUCCESSOR */
+} xl_minidb_prepend;
+
+/* xl_minidb_move.flags */
+#define XLMD_SAME_PAGE			0x08
+#define XLMD_INIT_NEW_PAGE		0x10
+#define XLMD_NEW_VM_CLEARED		0x20
+
+/*
+ * MOVE: the row's new record is added (on block 1, or on block 0 itself
+ * with XLMD_SAME_PAGE) and the old record on block 0 gets a "moved" marker
+ * pointing at it.  Block 0 data as for PREPEND (the marker is the
+ * version), followed by the new record's bytes when on the same page;
+ * block 1 data is the new record's bytes.  The horizon, if any, follows
+ * the fixed part as for PREPEND (flag in old.flags).
+ */
+typedef struct xl_minidb_move
+{
+	xl_minidb_prepend old;		/* the marker on the old record */
+	OffsetNumber newoff;		/* where the new record went */
+	uint8		flags;			/* XLMD_SAME_PAGE etc. */
+} xl_minidb_move;
+
+/* HORIZON (older builds wrote it before removing versions) */
+typedef struct xl_minidb_horizon
+{
+	RelFileNode node;
+	TransactionId latest_removed;
+} xl_minidb_horizon;
+
+/*
+ * PRUNE: a MinidbPagePlan (minidb_am.h) for block 0.  Block data: for each
+ * record an xl_minidb_rplan, then the actions of all records' versions
+ * (one byte each, MINIDB_PLAN_*), then ndead and nunused offsets.
+ */
+typedef struct xl_minidb_plan
+{
+	TransactionId conflict_xid; /* InvalidTransactionId: no conflict */
+	TransactionId prune_xid;	/* with MINIDB_PLAN_SET_PRUNE_XID */
+	uint16		nrecords;
+	uint16		nactions;
+	uint16		ndead;
+	uint16		nunused;
+	uint8		flags;			/* MINIDB_PLAN_SET_PRUNE_XID etc. */
+	uint8		vmflags;		/* XLMD_VM_CLEARED */
+} xl_minidb_plan;
+
+typedef struct xl_minidb_rplan
+{
+	OffsetNumber off;
+	uint16		nversions;
+	uint8		flags;			/* MINIDB_RPLAN_* */
+} xl_minidb_rplan;
+
+#define SizeOfMinidbRplan	(offsetof(xl_minidb_rplan, flags) + sizeof(uint8))
+
+/*
+ * DELTA: the same fragments generic WAL logs (<offset, length, bytes> per
+ * block, minidb_wal.c), replayed by minidb_wal_redo_delta and masked by
+ * minidb_mask.  vmclear bit i: block i was all-visible, clear its map bits.
+ */
+typedef struct xl_minidb_delta
+{
+	uint8		vmclear;
+} xl_minidb_delta;
+
+/*
+ * VISIBLE: block 0 is the visibility map page, block 1 the table page,
+ * as in heap's XLOG_HEAP2_VISIBLE.
+ */
+typedef struct xl_minidb_visible
+{
+	TransactionId cutoff_xid;
+	uint8		flags;			/* VISIBILITYMAP_* */
+} xl_minidb_visible;
+
+/* minidb_wal.c, for the resource manager's redo */
+extern void minidb_wal_redo_delta(XLogReaderState *record);
+extern void minidb_redo_clear_vm(XLogReaderState *record, uint8 block_id);
+
+#endif							/* MINIDB_XLOG_H */
