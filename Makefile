@@ -57,7 +57,7 @@ $(DATA_built): $(SQLSRC) .sqlsrc.list
 	cat $(SQLSRC) > $@
 
 # Every object depends on the record format
-$(OBJS): chain.h minidb_am.h minidb_lock.h minidb_xlog.h
+$(OBJS): $(wildcard *.h)
 
 # ---------------------------------------------------------------------
 # Test suites that need no server: chain.c built standalone

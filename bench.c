@@ -131,6 +131,8 @@
 #include "utils/tuplestore.h"
 #include "utils/varlena.h"
 
+#include "chain.h"
+#include "btree_view.h"
 #include "minidb_am.h"
 
 PG_FUNCTION_INFO_V1(minidb_bench_chain_depth);

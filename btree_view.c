@@ -27,7 +27,8 @@
 #include "storage/bufmgr.h"
 #include "storage/bufpage.h"
 
-#include "minidb_am.h"
+#include "minidb_page.h"
+#include "btree_view.h"
 
 /*
  * Pin the block holding tid, reusing *pin when it already holds that block.
@@ -53,26 +54,13 @@ static char *
 locked_record(Relation rel, Buffer buffer, ItemPointer tid, uint32 *len,
 			  MinidbViewStatus *status, bool check_page)
 {
-	Page		page = BufferGetPage(buffer);
-	OffsetNumber off = ItemPointerGetOffsetNumber(tid);
-	ItemId		lp;
+	char	   *rec;
 
-	if (check_page || PageIsNew(page))
+	if (check_page || PageIsNew(BufferGetPage(buffer)))
 		minidb_page_check(rel, buffer);
-	if (off < FirstOffsetNumber || off > PageGetMaxOffsetNumber(page))
-	{
-		*status = MINIDB_VIEW_NO_ITEM;
-		return NULL;
-	}
-	lp = PageGetItemId(page, off);
-	if (!ItemIdIsNormal(lp))
-	{
-		*status = MINIDB_VIEW_NO_ITEM;
-		return NULL;
-	}
-	*status = MINIDB_VIEW_OK;
-	*len = ItemIdGetLength(lp);
-	return (char *) PageGetItem(page, lp);
+	rec = minidb_page_record(rel, buffer, ItemPointerGetOffsetNumber(tid), len);
+	*status = rec ? MINIDB_VIEW_OK : MINIDB_VIEW_NO_ITEM;
+	return rec;
 }
 
 /*

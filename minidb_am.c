@@ -30,8 +30,14 @@
 #include "utils/guc.h"
 #include "utils/lsyscache.h"
 
-#include "minidb_am.h"
+#include "chain.h"
+#include "minidb_wal.h"
+#include "btree_view.h"
 #include "minidb_lock.h"
+#include "minidb_scan.h"
+#include "minidb_modify.h"
+#include "minidb_ddl.h"
+#include "minidb_am.h"
 
 PG_MODULE_MAGIC;
 

@@ -44,7 +44,15 @@
 #include "utils/memutils.h"
 #include "utils/snapmgr.h"
 
-#include "minidb_am.h"
+#include "chain.h"
+#include "minidb_page.h"
+#include "minidb_wal.h"
+#include "btree_view.h"
+#include "minidb_visibility.h"
+#include "minidb_tuple.h"
+#include "minidb_prune.h"
+#include "minidb_scan.h"
+#include "minidb_ddl.h"
 
 /* ----------------------------------------------------------------
  * Storage
@@ -343,8 +351,8 @@ rewrite_in_table_order(Relation old, RewriteState *rs)
 		pgstat_progress_update_param(PROGRESS_CLUSTER_HEAP_BLKS_SCANNED,
 									 blkno + 1);
 		LockBuffer(buffer, BUFFER_LOCK_SHARE);
-		maxoff = PageIsNew(BufferGetPage(buffer)) ? InvalidOffsetNumber :
-			PageGetMaxOffsetNumber(BufferGetPage(buffer));
+		minidb_page_check(old, buffer);
+		maxoff = minidb_page_maxoff(BufferGetPage(buffer));
 		UnlockReleaseBuffer(buffer);
 		for (OffsetNumber off = FirstOffsetNumber; off <= maxoff; off++)
 		{
@@ -688,19 +696,16 @@ static HeapTuple
 build_candidate_any(BuildState *bs, ItemPointer tid, char *rec, uint32 len,
 					Buffer buffer, bool *alive)
 {
-	MinidbChainIter it;
+	MinidbVersionWalk walk;
 	MinidbVersionRef ref;
-	MinidbChainError err;
-	bool		damaged = false;
 	bool		head_seen = false;
 	bool		floor_found = false;
 	HeapTuple	chosen = NULL;
 	Oid			relid = RelationGetRelid(bs->rel);
 
 	*alive = true;
-	if (!minidb_chain_iter_init(&it, rec, len, &err))
-		minidb_report_corruption(bs->rel, tid, &err);
-	while (!floor_found && minidb_chain_iter_next(&it, &ref, &err, &damaged))
+	minidb_walk_begin(&walk, bs->rel, tid, rec, len);
+	while (!floor_found && minidb_walk_next(&walk, &ref))
 	{
 		MinidbVersionHeader *vh = ref.vh;
 
@@ -733,8 +738,6 @@ build_candidate_any(BuildState *bs, ItemPointer tid, char *rec, uint32 len,
 				bs->index_info->ii_BrokenHotChain = true;
 		}
 	}
-	if (damaged)
-		minidb_report_corruption(bs->rel, tid, &err);
 	return chosen;
 }
 
@@ -748,20 +751,16 @@ build_collect_page(BuildState *bs, Buffer buffer)
 
 	bs->ncands = 0;
 	minidb_page_check(bs->rel, buffer);
-	if (PageIsNew(page))
-		return;
-	maxoff = PageGetMaxOffsetNumber(page);
+	maxoff = minidb_page_maxoff(page);
 	for (OffsetNumber off = FirstOffsetNumber; off <= maxoff; off++)
 	{
-		ItemId		lp = PageGetItemId(page, off);
 		BuildCandidate *c = &bs->cands[bs->ncands];
 		char	   *rec;
 		uint32		len;
 
-		if (!ItemIdIsNormal(lp))
+		rec = minidb_page_record(bs->rel, buffer, off, &len);
+		if (rec == NULL)
 			continue;
-		rec = (char *) PageGetItem(page, lp);
-		len = ItemIdGetLength(lp);
 		ItemPointerSet(&c->tid, BufferGetBlockNumber(buffer), off);
 		c->alive = true;
 		if (bs->snapshot == SnapshotAny && !bs->anyvisible)

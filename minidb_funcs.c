@@ -36,8 +36,12 @@
 #include "utils/lsyscache.h"
 #include "utils/snapmgr.h"
 
-#include "minidb_am.h"
+#include "chain.h"
+#include "minidb_page.h"
+#include "btree_view.h"
+#include "minidb_visibility.h"
 #include "minidb_lock.h"
+#include "minidb_am.h"
 
 PG_FUNCTION_INFO_V1(minidb_chain);
 PG_FUNCTION_INFO_V1(minidb_row_locks);
@@ -139,18 +143,15 @@ static void
 chain_rows_cb(char *rec, uint32 len, Buffer buffer, void *arg)
 {
 	ChainRows  *cr = (ChainRows *) arg;
-	MinidbChainIter it;
+	MinidbVersionWalk walk;
 	MinidbVersionRef ref;
 	MinidbVersionRef vis;
-	MinidbChainError err;
-	bool		damaged = false;
 	int			visible;
 
 	visible = minidb_find_visible(cr->rel, cr->tid, rec, len,
 								  GetActiveSnapshot(), buffer, &vis, NULL);
-	if (!minidb_chain_iter_init(&it, rec, len, &err))
-		minidb_report_corruption(cr->rel, cr->tid, &err);
-	while (minidb_chain_iter_next(&it, &ref, &err, &damaged))
+	minidb_walk_begin(&walk, cr->rel, cr->tid, rec, len);
+	while (minidb_walk_next(&walk, &ref))
 	{
 		Datum		values[6];
 		bool		nulls[6] = {0};
@@ -163,8 +164,6 @@ chain_rows_cb(char *rec, uint32 len, Buffer buffer, void *arg)
 		values[5] = BoolGetDatum(ref.index == visible);
 		tuplestore_putvalues(cr->store, cr->desc, values, nulls);
 	}
-	if (damaged)
-		minidb_report_corruption(cr->rel, cr->tid, &err);
 }
 
 Datum
@@ -254,9 +253,8 @@ held_rows_of_page(Relation rel, BlockNumber blkno,
 
 	LockBuffer(buffer, BUFFER_LOCK_SHARE);
 	minidb_page_check(rel, buffer);
-	if (!PageIsNew(page))
 	{
-		OffsetNumber maxoff = PageGetMaxOffsetNumber(page);
+		OffsetNumber maxoff = minidb_page_maxoff(page);
 
 		for (OffsetNumber off = FirstOffsetNumber; off <= maxoff; off++)
 		{
@@ -268,7 +266,7 @@ held_rows_of_page(Relation rel, BlockNumber blkno,
 			char	   *rec;
 			int			nheads;
 
-			rec = minidb_page_get_record(rel, buffer, off, &len);
+			rec = minidb_page_record(rel, buffer, off, &len);
 			if (rec == NULL)
 				continue;
 			ItemPointerSet(&h->tid, blkno, off);

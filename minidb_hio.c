@@ -20,7 +20,9 @@
 #include "utils/rel.h"
 #include "utils/snapmgr.h"
 
-#include "minidb_am.h"
+#include "minidb_page.h"
+#include "minidb_hio.h"
+#include "minidb_prune.h"
 
 /*
  * Opportunistic pruning for inserts: a locked candidate page short of

@@ -31,7 +31,11 @@
 #include "storage/bufmgr.h"
 #include "storage/procarray.h"
 
-#include "minidb_am.h"
+#include "chain.h"
+#include "minidb_page.h"
+#include "minidb_wal.h"
+#include "minidb_visibility.h"
+#include "minidb_tuple.h"
 #include "minidb_lock.h"
 
 /* Per mode: the heavyweight tuple lock, and the multixact status */
@@ -531,8 +535,7 @@ minidb_add_row_lock(Relation rel, Buffer buffer, ItemPointer tid,
 
 	minidb_write_begin(&w, rel);
 	page = minidb_write_page(&w, buffer, false);
-	rh = minidb_record_header((char *) PageGetItem(page,
-												   PageGetItemId(page, off)));
+	rh = minidb_record_header(minidb_image_record(page, off, &len));
 	rh->rh_locker = locker;
 	rh->rh_lockmode = lockmode;
 	if (is_multi)

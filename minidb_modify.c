@@ -48,8 +48,16 @@
 #include "utils/snapmgr.h"
 #include "utils/reltrigger.h"
 
-#include "minidb_am.h"
+#include "chain.h"
+#include "minidb_page.h"
+#include "minidb_wal.h"
+#include "minidb_hio.h"
+#include "minidb_visibility.h"
+#include "minidb_tuple.h"
 #include "minidb_lock.h"
+#include "minidb_prune.h"
+#include "minidb_modify.h"
+#include "minidb_ddl.h"
 
 /* ----------------------------------------------------------------
  * Helpers
@@ -172,8 +180,8 @@ static bool *
 prune_plan_for(Relation rel, Page page, OffsetNumber off, Buffer buffer,
 			   int *n)
 {
-	ItemId		lp = PageGetItemId(page, off);
-	char	   *rec = (char *) PageGetItem(page, lp);
+	uint32		len;
+	char	   *rec = minidb_image_record(page, off, &len);
 	/* the walk never yields more versions than the header declares */
 	int			declared = Min(Max(minidb_record_header(rec)->rh_nversions, 1),
 							   MINIDB_MAX_VERSIONS);
@@ -181,7 +189,7 @@ prune_plan_for(Relation rel, Page page, OffsetNumber off, Buffer buffer,
 	int			floor;
 	int			nkeep;
 
-	nkeep = minidb_prune_plan(rec, ItemIdGetLength(lp), GlobalVisTestFor(rel),
+	nkeep = minidb_prune_plan(rec, len, GlobalVisTestFor(rel),
 							  buffer, keep, n, &floor);
 	if (nkeep > 0 && nkeep < *n)
 	{
@@ -417,6 +425,8 @@ minidb_tuple_complete_speculative(Relation rel, TupleTableSlot *slot,
 	Page		page;
 	uint32		len;
 	char	   *rec;
+	MinidbVersionWalk walk;
+	MinidbVersionRef head;
 
 	if (!succeeded)
 	{
@@ -435,15 +445,20 @@ minidb_tuple_complete_speculative(Relation rel, TupleTableSlot *slot,
 	if (ItemPointerGetOffsetNumberNoCheck(&rh->rh_successor) != SpecTokenOffsetNumber)
 		elog(ERROR, "minidb record at (%u,%u) is not a speculative insertion",
 			 ItemPointerGetBlockNumber(tid), off);
+	/* where its version is, checked (the record may be damaged) */
+	minidb_walk_begin(&walk, rel, tid, rec, len);
+	if (!minidb_walk_next(&walk, &head))
+		elog(ERROR, "speculative minidb record at (%u,%u) has no version",
+			 ItemPointerGetBlockNumber(tid), off);
 
 	minidb_write_begin(&w, rel);
 	page = minidb_write_page(&w, buffer, false);
-	rec = (char *) PageGetItem(page, PageGetItemId(page, off));
+	rec = minidb_image_record(page, off, &len);
 	rh = minidb_record_header(rec);
 	ItemPointerSetInvalid(&rh->rh_successor);
 	if (!succeeded)
 	{
-		vh = (MinidbVersionHeader *) (rec + minidb_record_head_offset(rec));
+		vh = (MinidbVersionHeader *) (rec + head.offset);
 		vh->vh_flags = (vh->vh_flags &
 						~(MINIDB_V_XMIN_COMMITTED | MINIDB_V_FROZEN)) |
 			MINIDB_V_XMIN_ABORTED;
@@ -638,10 +653,10 @@ make_room_in_place(Relation rel, Buffer buffer, OffsetNumber off,
 {
 	Page		page = BufferGetPage(buffer);
 	uint32		newlen;
+	uint32		len;
+	char	   *rec = minidb_page_record(rel, buffer, off, &len);
 
-	newlen = minidb_record_prepend_size_rec((char *) PageGetItem(page, PageGetItemId(page, off)),
-											ItemIdGetLength(PageGetItemId(page, off)),
-											v);
+	newlen = minidb_record_prepend_size_rec(rec, len, v);
 	if (newlen > MINIDB_MAX_RECORD_LEN)
 		return false;
 	if (minidb_page_free_for_replace(page, off, newlen) > 0)
@@ -651,9 +666,8 @@ make_room_in_place(Relation rel, Buffer buffer, OffsetNumber off,
 
 	minidb_prune_buffer(rel, buffer);
 
-	newlen = minidb_record_prepend_size_rec((char *) PageGetItem(page, PageGetItemId(page, off)),
-											ItemIdGetLength(PageGetItemId(page, off)),
-											v);
+	rec = minidb_page_record(rel, buffer, off, &len);
+	newlen = minidb_record_prepend_size_rec(rec, len, v);
 	return minidb_page_free_for_replace(page, off, newlen) > 0;
 }
 

@@ -20,7 +20,8 @@
 #include "storage/bufmgr.h"
 #include "storage/bufpage.h"
 
-#include "minidb_am.h"
+#include "chain.h"
+#include "minidb_page.h"
 
 void
 minidb_page_init(Page page)
@@ -33,24 +34,112 @@ minidb_page_init(Page page)
 	opaque->md_flags = 0;
 }
 
+/* ----------------------------------------------------------------
+ * Reading records off a page
+ *
+ * Every read of "the record at this line pointer" goes through
+ * minidb_page_item (which says what is wrong) or minidb_page_get_record
+ * (which raises it), on a page minidb_page_check has accepted as a whole.
+ * So a damaged page raises ERRCODE_DATA_CORRUPTED naming relation, block
+ * and offset, and nothing reads past the line pointer array, outside the
+ * page's tuple space, or past MaxHeapTuplesPerPage items (the bound of
+ * every per-page array).
+ * ----------------------------------------------------------------
+ */
+
+/* What is wrong with a page's header and special area, or NULL */
+const char *
+minidb_page_damage(Page page)
+{
+	PageHeader	ph = (PageHeader) page;
+
+	if (ph->pd_special != BLCKSZ - MAXALIGN(sizeof(MinidbPageOpaqueData)) ||
+		MinidbPageGetOpaque(page)->md_magic != MINIDB_PAGE_MAGIC)
+		return "not a minidb page";
+	if (ph->pd_lower < SizeOfPageHeaderData || ph->pd_lower > ph->pd_upper ||
+		ph->pd_upper > ph->pd_special)
+		return "pd_lower and pd_upper do not frame its free space";
+	if (PageGetMaxOffsetNumber(page) > MaxHeapTuplesPerPage)
+		return "more line pointers than a page holds";
+	return NULL;
+}
+
 /*
- * Refuse a page that is not a minidb page.  New (all-zero) pages are
+ * Refuse a page that is not a sound minidb page.  New (all-zero) pages are
  * legal: a crash may leave them after a relation extension.
  */
 void
 minidb_page_check(Relation rel, Buffer buffer)
 {
 	Page		page = BufferGetPage(buffer);
+	const char *why;
 
-	if (PageIsNew(page))
+	if (PageIsNew(page) || (why = minidb_page_damage(page)) == NULL)
 		return;
-	if (PageGetSpecialSize(page) != MAXALIGN(sizeof(MinidbPageOpaqueData)) ||
-		MinidbPageGetOpaque(page)->md_magic != MINIDB_PAGE_MAGIC)
-		ereport(ERROR,
-				(errcode(ERRCODE_DATA_CORRUPTED),
-				 errmsg("page %u of relation \"%s\" is not a minidb page",
-						BufferGetBlockNumber(buffer),
-						RelationGetRelationName(rel))));
+	ereport(ERROR,
+			(errcode(ERRCODE_DATA_CORRUPTED),
+			 errmsg("page %u of relation \"%s\" is damaged: %s",
+					BufferGetBlockNumber(buffer),
+					RelationGetRelationName(rel), why)));
+}
+
+/*
+ * The last line pointer of a page, 0 for a new page; never more than
+ * MaxHeapTuplesPerPage, the bound of every per-page array, even on a page
+ * that was not checked (minidb_page_check refuses a page with more).
+ */
+OffsetNumber
+minidb_page_maxoff(Page page)
+{
+	if (PageIsNew(page))
+		return InvalidOffsetNumber;
+	return Min(PageGetMaxOffsetNumber(page), MaxHeapTuplesPerPage);
+}
+
+/*
+ * What the item at off of a checked page holds: a record (*rec, *len), no
+ * record (past the last line pointer, unused or dead), or damage, with
+ * what is wrong in *why: a line pointer that reaches outside the page's
+ * tuple space, is not MAXALIGNed, is shorter than a record header, or is a
+ * redirect (minidb makes none).
+ */
+MinidbItem
+minidb_page_item(Page page, OffsetNumber off, char **rec, uint32 *len,
+				 const char **why)
+{
+	PageHeader	ph = (PageHeader) page;
+	ItemId		lp;
+	uint32		lpoff;
+	uint32		lplen;
+
+	if (off < FirstOffsetNumber || off > minidb_page_maxoff(page))
+		return MINIDB_ITEM_NONE;
+	lp = PageGetItemId(page, off);
+	if (ItemIdIsRedirected(lp))
+	{
+		*why = "a redirect line pointer";
+		return MINIDB_ITEM_DAMAGED;
+	}
+	if (!ItemIdIsNormal(lp))
+		return MINIDB_ITEM_NONE;
+	lpoff = ItemIdGetOffset(lp);
+	lplen = ItemIdGetLength(lp);
+	if (lpoff != MAXALIGN(lpoff) || lpoff < ph->pd_upper ||
+		lpoff + lplen > ph->pd_special)
+	{
+		*why = psprintf("line pointer (offset %u, length %u) outside the page's tuple space %u..%u",
+						lpoff, lplen, ph->pd_upper, ph->pd_special);
+		return MINIDB_ITEM_DAMAGED;
+	}
+	if (lplen < sizeof(MinidbRecordHeader))
+	{
+		*why = psprintf("line pointer length %u is shorter than a record header",
+						lplen);
+		return MINIDB_ITEM_DAMAGED;
+	}
+	*rec = (char *) page + lpoff;
+	*len = lplen;
+	return MINIDB_ITEM_RECORD;
 }
 
 /* Space reserved on the page for every record's future marker */
@@ -108,26 +197,60 @@ minidb_page_replace_record(Page page, OffsetNumber off, const char *rec,
 }
 
 /*
- * The record at off on a locked page; ERROR if there is none (callers use
- * it for TIDs they already know to be records).
+ * The record at off of a locked buffer's page that minidb_page_check has
+ * accepted, or NULL when the item holds none; a damaged line pointer
+ * raises ERRCODE_DATA_CORRUPTED naming relation, block and offset.
  */
+char *
+minidb_page_record(Relation rel, Buffer buffer, OffsetNumber off,
+				   uint32 *len)
+{
+	const char *why;
+	char	   *rec;
+
+	switch (minidb_page_item(BufferGetPage(buffer), off, &rec, len, &why))
+	{
+		case MINIDB_ITEM_RECORD:
+			return rec;
+		case MINIDB_ITEM_NONE:
+			return NULL;
+		case MINIDB_ITEM_DAMAGED:
+			break;
+	}
+	ereport(ERROR,
+			(errcode(ERRCODE_DATA_CORRUPTED),
+			 errmsg("damaged line pointer in relation \"%s\" at TID (%u,%u)",
+					RelationGetRelationName(rel),
+					BufferGetBlockNumber(buffer), off),
+			 errdetail("%s.", why)));
+	return NULL;				/* keep compiler quiet */
+}
+
+/*
+ * The record at off of a page image a write is changing (minidb_write_page
+ * hands it out; the caller found the record on the buffer's page, checked,
+ * before): ERROR if it is not there, which cannot happen.
+ */
+char *
+minidb_image_record(Page image, OffsetNumber off, uint32 *len)
+{
+	const char *why = "no record";
+	char	   *rec;
+
+	if (minidb_page_item(image, off, &rec, len, &why) != MINIDB_ITEM_RECORD)
+		elog(ERROR, "minidb page image has no record at offset %u: %s",
+			 off, why);
+	return rec;
+}
+
+/* The same, checking the page first */
 char *
 minidb_page_get_record(Relation rel, Buffer buffer, OffsetNumber off,
 					   uint32 *len)
 {
-	Page		page = BufferGetPage(buffer);
-	ItemId		lp;
-
 	minidb_page_check(rel, buffer);
-	if (off < FirstOffsetNumber || off > PageGetMaxOffsetNumber(page))
-		return NULL;
-	lp = PageGetItemId(page, off);
-	if (!ItemIdIsNormal(lp))
-		return NULL;
-	*len = ItemIdGetLength(lp);
-	return (char *) PageGetItem(page, lp);
+	return minidb_page_record(rel, buffer, off, len);
 }
-
 
 /*
  * The record at tid on a locked buffer, for callers that hold a TID they
@@ -147,6 +270,122 @@ minidb_page_record_at(Relation rel, Buffer buffer, ItemPointer tid,
 			 ItemPointerGetBlockNumber(tid), ItemPointerGetOffsetNumber(tid),
 			 RelationGetRelationName(rel));
 	return rec;
+}
+
+/* ----------------------------------------------------------------
+ * Prepending a version
+ * ----------------------------------------------------------------
+ */
+
+/*
+ * The change itself, on primary and in replay alike, in two steps so that
+ * the primary allocates nothing inside its critical section.
+ *
+ * minidb_prepend_build: the record at off pruned to keep[] (if given), with
+ * v prepended and the record header's successor field set;
+ * palloc'd, its length in *newlen.
+ */
+char *
+minidb_prepend_build(Page page, OffsetNumber off, const bool *keep,
+					 const MinidbVersionData *v,
+					 const ItemPointerData *successor, uint8 recflags,
+					 uint32 *newlen)
+{
+	ItemId		lp = PageGetItemId(page, off);
+	uint32		len = ItemIdGetLength(lp);
+	char	   *old = palloc(MAXALIGN(len));
+	uint32		newsize;
+	char	   *buf;
+	MinidbRecordHeader *rh;
+
+	memcpy(old, PageGetItem(page, lp), len);
+	if (keep)
+		len = minidb_record_prune(old, len, keep);
+	newsize = minidb_record_prepend_size(len, v);
+	buf = palloc(MAXALIGN(newsize));
+	*newlen = minidb_record_prepend(buf, MAXALIGN(newsize), old, len, v);
+	/*
+	 * The row lockers stay: a lock covers every version of the row, and it
+	 * outlives its own transaction's update (and that update's rollback to
+	 * a savepoint), as heap keeps a locker beside the updater in a multixact.
+	 */
+	rh = minidb_record_header(buf);
+	rh->rh_flags = (rh->rh_flags & ~MINIDB_REC_MOVED_PART) | recflags;
+	if (successor)
+		rh->rh_successor = *successor;
+	else
+		ItemPointerSetInvalid(&rh->rh_successor);
+	pfree(old);
+	return buf;
+}
+
+/*
+ * minidb_prepend_place: put the built record in place of the old one; the
+ * version it superseded is prunable once xmin is old enough.
+ */
+void
+minidb_prepend_place(Page page, OffsetNumber off, const char *rec,
+					 uint32 len, TransactionId xmin)
+{
+	minidb_page_replace_record(page, off, rec, len);
+	PageSetPrunable(page, xmin);
+}
+
+/*
+ * A damaged record, found by the record layer (err) at tid: raise
+ * ERRCODE_DATA_CORRUPTED naming the relation, block and offset.
+ */
+void
+minidb_report_corruption(Relation rel, ItemPointer tid,
+						 const MinidbChainError *err)
+{
+	if (err->version < 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("corrupted minidb record in relation \"%s\" at TID (%u,%u)",
+						RelationGetRelationName(rel),
+						ItemPointerGetBlockNumberNoCheck(tid),
+						ItemPointerGetOffsetNumberNoCheck(tid)),
+				 errdetail("Record header field \"%s\": %s.",
+						   err->field, err->detail)));
+	ereport(ERROR,
+			(errcode(ERRCODE_DATA_CORRUPTED),
+			 errmsg("corrupted minidb record in relation \"%s\" at TID (%u,%u)",
+					RelationGetRelationName(rel),
+					ItemPointerGetBlockNumberNoCheck(tid),
+					ItemPointerGetOffsetNumberNoCheck(tid)),
+			 errdetail("Version %d, field \"%s\": %s.",
+					   err->version, err->field, err->detail)));
+}
+
+/*
+ * Walking every version of a record, newest first, for callers that want
+ * damage raised (ERRCODE_DATA_CORRUPTED, naming relation and TID): the
+ * walk checks each version before yielding it, and the tail at the end.
+ */
+void
+minidb_walk_begin(MinidbVersionWalk *w, Relation rel, ItemPointer tid,
+				  char *rec, uint32 len)
+{
+	MinidbChainError err;
+
+	w->rel = rel;
+	w->tid = *tid;
+	if (!minidb_chain_iter_init(&w->it, rec, len, &err))
+		minidb_report_corruption(rel, tid, &err);
+}
+
+bool
+minidb_walk_next(MinidbVersionWalk *w, MinidbVersionRef *ref)
+{
+	MinidbChainError err;
+	bool		damaged = false;
+
+	if (minidb_chain_iter_next(&w->it, ref, &err, &damaged))
+		return true;
+	if (damaged)
+		minidb_report_corruption(w->rel, &w->tid, &err);
+	return false;
 }
 
 /* ----------------------------------------------------------------

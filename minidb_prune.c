@@ -32,7 +32,11 @@
 #include "pgstat.h"
 #include "utils/snapmgr.h"
 
-#include "minidb_am.h"
+#include "chain.h"
+#include "minidb_page.h"
+#include "minidb_wal.h"
+#include "minidb_visibility.h"
+#include "minidb_prune.h"
 
 /* Is vh committed and seen by every snapshot that exists or may exist? */
 static bool
@@ -151,15 +155,14 @@ bool
 minidb_plan_page_prune(Page page, GlobalVisState *vistest, Buffer buffer,
 					   MinidbPagePlan *plan)
 {
-	OffsetNumber maxoff = Min(PageGetMaxOffsetNumber(page),
-							  MaxHeapTuplesPerPage);
+	OffsetNumber maxoff = minidb_page_maxoff(page);
 	TransactionId page_prune_xid = InvalidTransactionId;
 	bool		keep[MINIDB_MAX_PAGE_VERSIONS];
 
 	minidb_plan_init(plan);
 	for (OffsetNumber off = FirstOffsetNumber; off <= maxoff; off++)
 	{
-		ItemId		lp = PageGetItemId(page, off);
+		const char *why;
 		char	   *rec;
 		uint32		len;
 		int			n;
@@ -169,14 +172,13 @@ minidb_plan_page_prune(Page page, GlobalVisState *vistest, Buffer buffer,
 		TransactionId prune_xid;
 		uint8	   *actions;
 
-		if (!ItemIdIsNormal(lp))
+		/* damage is for readers to report: pruning leaves it alone */
+		if (minidb_page_item(page, off, &rec, &len, &why) != MINIDB_ITEM_RECORD)
 			continue;
-		rec = (char *) PageGetItem(page, lp);
-		len = ItemIdGetLength(lp);
 		/* a record on a page holds at most MINIDB_MAX_PAGE_VERSIONS */
 		if (len < MINIDB_RECORD_HDRSZ ||
 			minidb_record_header(rec)->rh_nversions > MINIDB_MAX_PAGE_VERSIONS)
-			continue;			/* damaged: readers report it */
+			continue;
 		nkeep = plan_record(rec, len, vistest, buffer, keep, &n, &floor,
 							&horizon, &prune_xid);
 		if (nkeep < 0)
@@ -210,20 +212,20 @@ minidb_plan_page_prune(Page page, GlobalVisState *vistest, Buffer buffer,
 static void
 hint_page_image(Page image)
 {
-	OffsetNumber maxoff = Min(PageGetMaxOffsetNumber(image),
-							  MaxHeapTuplesPerPage);
+	OffsetNumber maxoff = minidb_page_maxoff(image);
 
 	for (OffsetNumber off = FirstOffsetNumber; off <= maxoff; off++)
 	{
-		ItemId		lp = PageGetItemId(image, off);
 		MinidbChainIter it;
 		MinidbVersionRef ref;
 		MinidbChainError err;
 		bool		damaged = false;
+		const char *why;
+		char	   *rec;
+		uint32		len;
 
-		if (!ItemIdIsNormal(lp) ||
-			!minidb_chain_iter_init(&it, (char *) PageGetItem(image, lp),
-									ItemIdGetLength(lp), &err))
+		if (minidb_page_item(image, off, &rec, &len, &why) != MINIDB_ITEM_RECORD ||
+			!minidb_chain_iter_init(&it, rec, len, &err))
 			continue;
 		while (minidb_chain_iter_next(&it, &ref, &err, &damaged))
 			if (!(ref.vh->vh_flags & MINIDB_V_HINT_MASK))
@@ -300,14 +302,13 @@ minidb_prune_buffer(Relation rel, Buffer buffer)
 Size
 minidb_page_prunable_bytes(Page page, GlobalVisState *vistest, Buffer buffer)
 {
-	OffsetNumber maxoff = Min(PageGetMaxOffsetNumber(page),
-							  MaxHeapTuplesPerPage);
+	OffsetNumber maxoff = minidb_page_maxoff(page);
 	Size		total = 0;
 	bool		keep[MINIDB_MAX_VERSIONS];
 
 	for (OffsetNumber off = FirstOffsetNumber; off <= maxoff; off++)
 	{
-		ItemId		lp = PageGetItemId(page, off);
+		const char *why;
 		char	   *rec;
 		uint32		len;
 		int			n;
@@ -318,10 +319,8 @@ minidb_page_prunable_bytes(Page page, GlobalVisState *vistest, Buffer buffer)
 		MinidbChainError err;
 		bool		damaged = false;
 
-		if (!ItemIdIsNormal(lp))
+		if (minidb_page_item(page, off, &rec, &len, &why) != MINIDB_ITEM_RECORD)
 			continue;
-		rec = (char *) PageGetItem(page, lp);
-		len = ItemIdGetLength(lp);
 		nkeep = minidb_prune_plan(rec, len, vistest, buffer, keep, &n, &floor);
 		if (nkeep <= 0 || nkeep == n)
 			continue;

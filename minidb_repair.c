@@ -67,6 +67,9 @@
 #include "utils/rel.h"
 #include "utils/tuplestore.h"
 
+#include "chain.h"
+#include "minidb_page.h"
+#include "minidb_wal.h"
 #include "minidb_am.h"
 
 PG_FUNCTION_INFO_V1(minidb_check);
@@ -100,38 +103,36 @@ static void
 check_page(ReturnSetInfo *rsinfo, Buffer buffer, BlockNumber blkno)
 {
 	Page		page = BufferGetPage(buffer);
-	PageHeader	ph = (PageHeader) page;
 	OffsetNumber maxoff;
+	const char *why;
 
 	if (PageIsNew(page))
 		return;
-	if (PageGetSpecialSize(page) != MAXALIGN(sizeof(MinidbPageOpaqueData)) ||
-		MinidbPageGetOpaque(page)->md_magic != MINIDB_PAGE_MAGIC)
+	if ((why = minidb_page_damage(page)) != NULL)
 	{
-		check_row(rsinfo, blkno, InvalidOffsetNumber, -1, "page",
-				  "not a minidb page (special area size or magic number)");
+		check_row(rsinfo, blkno, InvalidOffsetNumber, -1, "page", why);
 		return;
 	}
-	maxoff = PageGetMaxOffsetNumber(page);
+	maxoff = minidb_page_maxoff(page);
 	for (OffsetNumber off = FirstOffsetNumber; off <= maxoff; off++)
 	{
-		ItemId		lp = PageGetItemId(page, off);
 		MinidbChainError err;
+		char	   *rec;
+		uint32		len;
 
-		if (!ItemIdIsNormal(lp))
-			continue;
-		if (ItemIdGetOffset(lp) < ph->pd_upper ||
-			ItemIdGetOffset(lp) + ItemIdGetLength(lp) > ph->pd_special)
+		switch (minidb_page_item(page, off, &rec, &len, &why))
 		{
-			check_row(rsinfo, blkno, off, -1, "line pointer",
-					  psprintf("record of %u bytes at offset %u lies outside the page's record area %u..%u",
-							   ItemIdGetLength(lp), ItemIdGetOffset(lp),
-							   ph->pd_upper, ph->pd_special));
-			continue;
+			case MINIDB_ITEM_NONE:
+				break;
+			case MINIDB_ITEM_DAMAGED:
+				check_row(rsinfo, blkno, off, -1, "line pointer", why);
+				break;
+			case MINIDB_ITEM_RECORD:
+				if (!minidb_record_validate(rec, len, &err))
+					check_row(rsinfo, blkno, off, err.version, err.field,
+							  err.detail);
+				break;
 		}
-		if (!minidb_record_validate((char *) PageGetItem(page, lp),
-									ItemIdGetLength(lp), &err))
-			check_row(rsinfo, blkno, off, err.version, err.field, err.detail);
 	}
 }
 
@@ -222,13 +223,9 @@ static bool
 page_compactable(Page page)
 {
 	PageHeader	ph = (PageHeader) page;
-	OffsetNumber maxoff = PageGetMaxOffsetNumber(page);
+	OffsetNumber maxoff = minidb_page_maxoff(page);
 
-	if (ph->pd_lower < SizeOfPageHeaderData ||
-		ph->pd_lower > ph->pd_upper ||
-		ph->pd_upper > ph->pd_special ||
-		ph->pd_special > BLCKSZ ||
-		ph->pd_special != MAXALIGN(ph->pd_special))
+	if (minidb_page_damage(page) != NULL)
 		return false;
 	for (OffsetNumber off = FirstOffsetNumber; off <= maxoff; off++)
 	{
@@ -271,8 +268,7 @@ kill_on_block(Relation rel, BlockNumber blkno, ItemPointer tids, int n)
 	LockBuffer(buffer, BUFFER_LOCK_EXCLUSIVE);
 	minidb_page_check(rel, buffer);
 	page = BufferGetPage(buffer);
-	maxoff = PageIsNew(page) ? InvalidOffsetNumber :
-		PageGetMaxOffsetNumber(page);
+	maxoff = minidb_page_maxoff(page);
 
 	for (int i = 0; i < n; i++)
 	{
@@ -395,8 +391,7 @@ minidb_force_kill(PG_FUNCTION_ARGS)
 		LockBuffer(buffer, BUFFER_LOCK_SHARE);
 		minidb_page_check(rel, buffer);
 		page = BufferGetPage(buffer);
-		maxoff = PageIsNew(page) ? InvalidOffsetNumber :
-			PageGetMaxOffsetNumber(page);
+		maxoff = minidb_page_maxoff(page);
 		UnlockReleaseBuffer(buffer);
 		for (; i < ntids && ItemPointerGetBlockNumber(&tids[i]) == blkno; i++)
 			if (ItemPointerGetOffsetNumber(&tids[i]) > maxoff)

@@ -34,8 +34,14 @@
 #include "utils/memutils.h"
 #include "utils/snapmgr.h"
 
-#include "minidb_am.h"
+#include "chain.h"
+#include "minidb_page.h"
+#include "btree_view.h"
+#include "minidb_visibility.h"
+#include "minidb_tuple.h"
 #include "minidb_lock.h"
+#include "minidb_prune.h"
+#include "minidb_scan.h"
 
 /* ----------------------------------------------------------------
  * Collecting the visible rows of a page
@@ -92,20 +98,20 @@ rows_append(MinidbScanDesc scan, const char *rec, const MinidbVersionData *v,
 
 /* If the record at off is visible to the scan's snapshot, keep its row */
 static void
-collect_record(MinidbScanDesc scan, Buffer buffer, Page page, OffsetNumber off)
+collect_record(MinidbScanDesc scan, Buffer buffer, OffsetNumber off)
 {
-	ItemId		lp = PageGetItemId(page, off);
 	ItemPointerData tid;
 	MinidbVersionRef ref;
 	MinidbVersionData v;
 	TransactionId xmax;
+	uint32		len;
 	char	   *rec;
 
-	if (!ItemIdIsNormal(lp))
+	rec = minidb_page_record(scan->base.rs_rd, buffer, off, &len);
+	if (rec == NULL)
 		return;
-	rec = (char *) PageGetItem(page, lp);
 	ItemPointerSet(&tid, BufferGetBlockNumber(buffer), off);
-	if (minidb_find_visible(scan->base.rs_rd, &tid, rec, ItemIdGetLength(lp),
+	if (minidb_find_visible(scan->base.rs_rd, &tid, rec, len,
 							scan->base.rs_snapshot, buffer, &ref, &xmax) < 0)
 		return;
 	/* SSI: a sequential scan locked the whole relation; the others the rows */
@@ -126,7 +132,6 @@ collect_page(MinidbScanDesc scan, BlockNumber blkno,
 {
 	Relation	rel = scan->base.rs_rd;
 	Buffer		buffer;
-	Page		page;
 	OffsetNumber maxoff;
 
 	rows_reset(&scan->rows);
@@ -134,21 +139,19 @@ collect_page(MinidbScanDesc scan, BlockNumber blkno,
 								scan->strategy);
 	LockBuffer(buffer, BUFFER_LOCK_SHARE);
 	minidb_page_check(rel, buffer);
-	page = BufferGetPage(buffer);
-	maxoff = PageIsNew(page) ? InvalidOffsetNumber :
-		PageGetMaxOffsetNumber(page);
+	maxoff = minidb_page_maxoff(BufferGetPage(buffer));
 	scan->rows.maxoff = maxoff;
 
 	if (offsets == NULL)
 	{
 		for (OffsetNumber off = FirstOffsetNumber; off <= maxoff; off++)
-			collect_record(scan, buffer, page, off);
+			collect_record(scan, buffer, off);
 	}
 	else
 	{
 		for (int i = 0; i < noffsets; i++)
 			if (offsets[i] <= maxoff)
-				collect_record(scan, buffer, page, offsets[i]);
+				collect_record(scan, buffer, offsets[i]);
 	}
 
 	LockBuffer(buffer, BUFFER_LOCK_UNLOCK);
@@ -624,19 +627,15 @@ static void
 analyze_record(MinidbScanDesc scan, Buffer buffer, OffsetNumber off,
 			   char *rec, uint32 len)
 {
-	Relation	rel = scan->base.rs_rd;
-	MinidbChainIter it;
+	MinidbVersionWalk walk;
 	MinidbVersionRef ref;
-	MinidbChainError err;
-	bool		damaged = false;
 	bool		have_row = false;
 	bool		superseded = false;
 	ItemPointerData tid;
 
 	ItemPointerSet(&tid, BufferGetBlockNumber(buffer), off);
-	if (!minidb_chain_iter_init(&it, rec, len, &err))
-		minidb_report_corruption(rel, &tid, &err);
-	while (minidb_chain_iter_next(&it, &ref, &err, &damaged))
+	minidb_walk_begin(&walk, scan->base.rs_rd, &tid, rec, len);
+	while (minidb_walk_next(&walk, &ref))
 	{
 		MinidbVersionHeader *vh = ref.vh;
 		bool		ours = TransactionIdIsCurrentTransactionId(vh->vh_xmin);
@@ -673,8 +672,6 @@ analyze_record(MinidbScanDesc scan, Buffer buffer, OffsetNumber off,
 			have_row = true;
 		}
 	}
-	if (damaged)
-		minidb_report_corruption(rel, &tid, &err);
 }
 
 static void
@@ -687,20 +684,17 @@ analyze_collect(MinidbScanDesc scan)
 	scan->analyze_live = scan->analyze_dead = 0;
 	LockBuffer(buffer, BUFFER_LOCK_SHARE);
 	minidb_page_check(scan->base.rs_rd, buffer);
-	if (!PageIsNew(page))
+	for (OffsetNumber off = FirstOffsetNumber;
+		 off <= minidb_page_maxoff(page); off++)
 	{
-		OffsetNumber maxoff = PageGetMaxOffsetNumber(page);
+		uint32		len;
+		char	   *rec = minidb_page_record(scan->base.rs_rd, buffer, off,
+											 &len);
 
-		for (OffsetNumber off = FirstOffsetNumber; off <= maxoff; off++)
-		{
-			ItemId		lp = PageGetItemId(page, off);
-
-			if (ItemIdIsDead(lp))
-				scan->analyze_dead += 1;
-			if (ItemIdIsNormal(lp))
-				analyze_record(scan, buffer, off, (char *) PageGetItem(page, lp),
-							   ItemIdGetLength(lp));
-		}
+		if (rec)
+			analyze_record(scan, buffer, off, rec, len);
+		else if (ItemIdIsDead(PageGetItemId(page, off)))
+			scan->analyze_dead += 1;
 	}
 	UnlockReleaseBuffer(buffer);
 	scan->cbuf = InvalidBuffer;

@@ -44,6 +44,9 @@
 #include "utils/acl.h"
 #include "utils/snapmgr.h"
 
+#include "chain.h"
+#include "minidb_page.h"
+#include "minidb_prune.h"
 #include "minidb_am.h"
 
 PG_FUNCTION_INFO_V1(minidb_stats);
@@ -125,20 +128,18 @@ minidb_stats(PG_FUNCTION_ARGS)
 			continue;
 		}
 		free_bytes += PageGetExactFreeSpace(page);
-		maxoff = PageGetMaxOffsetNumber(page);
+		maxoff = minidb_page_maxoff(page);
 		for (OffsetNumber off = FirstOffsetNumber; off <= maxoff; off++)
 		{
-			ItemId		lp = PageGetItemId(page, off);
 			char	   *rec;
 			uint32		len;
 			int			n;
 			int			floor;
 			int			nkeep;
 
-			if (!ItemIdIsNormal(lp))
+			rec = minidb_page_record(rel, buffer, off, &len);
+			if (rec == NULL)
 				continue;
-			rec = (char *) PageGetItem(page, lp);
-			len = ItemIdGetLength(lp);
 			records++;
 			bytes += len;
 			nkeep = minidb_prune_plan(rec, len, vistest, buffer, keep,
@@ -146,18 +147,15 @@ minidb_stats(PG_FUNCTION_ARGS)
 			if (nkeep < 0)
 			{
 				ItemPointerData tid;
-				MinidbChainError err;
-				MinidbChainIter it;
+				MinidbVersionWalk walk;
 				MinidbVersionRef ref;
-				bool		damaged = false;
 
 				/* name the damage, as a reader would */
 				ItemPointerSet(&tid, blkno, off);
-				if (minidb_chain_iter_init(&it, rec, len, &err))
-					while (minidb_chain_iter_next(&it, &ref, &err, &damaged))
-						;
-				UnlockReleaseBuffer(buffer);
-				minidb_report_corruption(rel, &tid, &err);
+				minidb_walk_begin(&walk, rel, &tid, rec, len);
+				while (minidb_walk_next(&walk, &ref))
+					;
+				continue;		/* not reached: the walk raised it */
 			}
 			if (minidb_record_is_dead(rec, len, vistest, buffer, NULL))
 				dead += n;

@@ -17,7 +17,8 @@
 #include "access/htup_details.h"
 #include "utils/memutils.h"
 
-#include "minidb_am.h"
+#include "chain.h"
+#include "minidb_tuple.h"
 
 void
 minidb_tuplebuf_init(MinidbTupleBuf *buf, MemoryContext cxt)
@@ -219,38 +220,4 @@ minidb_marker_version(TransactionId xmin, CommandId cid, uint16 flag,
 	v->xmin = xmin;
 	v->cid = cid;
 	v->flags = flag;
-}
-
-void
-minidb_report_corruption(Relation rel, ItemPointer tid,
-						 const MinidbChainError *err)
-{
-	if (err->version < 0)
-		ereport(ERROR,
-				(errcode(ERRCODE_DATA_CORRUPTED),
-				 errmsg("corrupted minidb record in relation \"%s\" at TID (%u,%u)",
-						RelationGetRelationName(rel),
-						ItemPointerGetBlockNumberNoCheck(tid),
-						ItemPointerGetOffsetNumberNoCheck(tid)),
-				 errdetail("Record header field \"%s\": %s.",
-						   err->field, err->detail)));
-	ereport(ERROR,
-			(errcode(ERRCODE_DATA_CORRUPTED),
-			 errmsg("corrupted minidb record in relation \"%s\" at TID (%u,%u)",
-					RelationGetRelationName(rel),
-					ItemPointerGetBlockNumberNoCheck(tid),
-					ItemPointerGetOffsetNumberNoCheck(tid)),
-			 errdetail("Version %d, field \"%s\": %s.",
-					   err->version, err->field, err->detail)));
-}
-
-/*
- * Store a materialized tuple in a heap-tuple slot.  When shouldFree is
- * false the memory belongs to the scan, which keeps it until the slot's
- * next row (the same lifetime a buffer slot gives heap's rows).
- */
-void
-minidb_store_tuple(TupleTableSlot *slot, HeapTuple tuple, bool shouldFree)
-{
-	ExecStoreHeapTuple(tuple, slot, shouldFree);
 }

@@ -68,7 +68,12 @@
 #include "utils/snapmgr.h"
 #include "utils/timestamp.h"
 
-#include "minidb_am.h"
+#include "chain.h"
+#include "minidb_page.h"
+#include "minidb_wal.h"
+#include "minidb_visibility.h"
+#include "minidb_prune.h"
+#include "minidb_ddl.h"
 
 /* The same thresholds heap uses (vacuumlazy.c) */
 #define REL_TRUNCATE_MINIMUM	1000
@@ -361,7 +366,7 @@ analyze_page(MinidbVacState *vs, Buffer buffer, bool dead_to_unused,
 			 PageResult *pr)
 {
 	Page		page = BufferGetPage(buffer);
-	OffsetNumber maxoff = PageGetMaxOffsetNumber(page);
+	OffsetNumber maxoff;
 	uint8		actions[MINIDB_MAX_PAGE_VERSIONS];
 
 	pr->needs_write = false;
@@ -372,16 +377,15 @@ analyze_page(MinidbVacState *vs, Buffer buffer, bool dead_to_unused,
 	pr->cutoff = InvalidTransactionId;
 	minidb_plan_init(&pr->plan);
 
-	if (maxoff > MaxHeapTuplesPerPage)
-		ereport(ERROR,
-				(errcode(ERRCODE_DATA_CORRUPTED),
-				 errmsg("page %u of relation \"%s\" has %u line pointers, more than a minidb page can hold",
-						BufferGetBlockNumber(buffer), vs->relname, maxoff)));
-
+	minidb_page_check(vs->rel, buffer);
+	maxoff = minidb_page_maxoff(page);
 	for (OffsetNumber off = FirstOffsetNumber; off <= maxoff; off++)
 	{
 		ItemId		lp = PageGetItemId(page, off);
 		RecordResult *r = &pr->recs[off];
+		const char *why;
+		char	   *rec;
+		uint32		len;
 
 		memset(r, 0, sizeof(*r));
 		if (!ItemIdIsUsed(lp))
@@ -397,15 +401,11 @@ analyze_page(MinidbVacState *vs, Buffer buffer, bool dead_to_unused,
 				pr->all_visible = false;
 			continue;
 		}
-		if (!ItemIdIsNormal(lp))
-		{
-			/* a redirect: minidb makes none; leave it alone */
-			pr->all_visible = false;
-			pr->hastup = true;
-			continue;
-		}
-		vacuum_record(vs, (char *) PageGetItem(page, lp),
-					  ItemIdGetLength(lp), buffer, r, actions);
+		/* a damaged line pointer (or a redirect, which minidb never makes) */
+		if (minidb_page_item(page, off, &rec, &len, &why) != MINIDB_ITEM_RECORD)
+			r->damaged = true;
+		else
+			vacuum_record(vs, rec, len, buffer, r, actions);
 		if (r->damaged)
 		{
 			pr->all_visible = false;
@@ -447,6 +447,9 @@ analyze_page(MinidbVacState *vs, Buffer buffer, bool dead_to_unused,
 	}
 	if (!pr->all_visible)
 		pr->all_frozen = false;
+	/* unused items at the end of the array go, as heap's VACUUM cuts them */
+	if (pr->plan.nunused > 0)
+		pr->plan.flags |= MINIDB_PLAN_TRUNCATE_LP;
 }
 
 /* Room for a new record on a page that is all-zero now */
@@ -617,7 +620,7 @@ scan_page(MinidbVacState *vs, BlockNumber blkno, Buffer *vmbuffer,
 	if (!no_indexes)
 	{
 		/* the dead items, new or left by an earlier, interrupted VACUUM */
-		OffsetNumber maxoff = PageGetMaxOffsetNumber(page);
+		OffsetNumber maxoff = minidb_page_maxoff(page);
 
 		for (OffsetNumber off = FirstOffsetNumber; off <= maxoff; off++)
 			if (ItemIdIsDead(PageGetItemId(page, off)))
@@ -625,7 +628,7 @@ scan_page(MinidbVacState *vs, BlockNumber blkno, Buffer *vmbuffer,
 	}
 
 	for (OffsetNumber off = FirstOffsetNumber;
-		 off <= PageGetMaxOffsetNumber(page); off++)
+		 off <= minidb_page_maxoff(page); off++)
 		if (ItemIdIsNormal(PageGetItemId(page, off)) && !pr->recs[off].dead)
 		{
 			if (pr->recs[off].damaged &&
@@ -705,7 +708,7 @@ vacuum_heap(MinidbVacState *vs, PageResult *pr)
 			OffsetNumber off = ItemPointerGetOffsetNumber(&d->items[i]);
 
 			/* only VACUUM makes LP_DEAD items, and only one runs at a time */
-			if (off > PageGetMaxOffsetNumber(page) ||
+			if (off > minidb_page_maxoff(page) ||
 				!ItemIdIsDead(PageGetItemId(page, off)))
 				elog(ERROR, "minidb VACUUM expected an LP_DEAD item at (%u,%u) of \"%s\"",
 					 blkno, off, RelationGetRelationName(vs->rel));
@@ -968,7 +971,7 @@ count_nondeletable_pages(MinidbVacState *vs, bool *lock_waiter_detected)
 		page = BufferGetPage(buffer);
 		if (!PageIsNew(page) && !PageIsEmpty(page))
 		{
-			OffsetNumber maxoff = PageGetMaxOffsetNumber(page);
+			OffsetNumber maxoff = minidb_page_maxoff(page);
 
 			/* even LP_DEAD keeps the page: its index entries may remain */
 			for (OffsetNumber off = FirstOffsetNumber; off <= maxoff; off++)

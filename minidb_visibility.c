@@ -29,8 +29,10 @@
 #include "storage/procarray.h"
 #include "utils/snapmgr.h"
 
-#include "minidb_am.h"
-#include "minidb_lock.h"
+#include "chain.h"
+#include "minidb_page.h"
+#include "minidb_wal.h"
+#include "minidb_visibility.h"
 
 static int	find_visible(Relation rel, ItemPointer tid, char *rec, uint32 len,
 						 Snapshot snapshot, Buffer buffer,
@@ -483,18 +485,13 @@ find_visible(Relation rel, ItemPointer tid, char *rec, uint32 len,
 TransactionId
 minidb_record_origin_xmin(Relation rel, ItemPointer tid, char *rec, uint32 len)
 {
-	MinidbChainIter it;
+	MinidbVersionWalk walk;
 	MinidbVersionRef ref;
-	MinidbChainError err;
 	TransactionId oldest = InvalidTransactionId;
-	bool		damaged = false;
 
-	if (!minidb_chain_iter_init(&it, rec, len, &err))
-		minidb_report_corruption(rel, tid, &err);
-	while (minidb_chain_iter_next(&it, &ref, &err, &damaged))
+	minidb_walk_begin(&walk, rel, tid, rec, len);
+	while (minidb_walk_next(&walk, &ref))
 		oldest = ref.vh->vh_xmin;
-	if (damaged)
-		minidb_report_corruption(rel, tid, &err);
 	return oldest;
 }
 

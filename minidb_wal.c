@@ -79,7 +79,8 @@
 #include "storage/bufmgr.h"
 #include "utils/rel.h"
 
-#include "minidb_am.h"
+#include "minidb_page.h"
+#include "minidb_wal.h"
 #include "minidb_xlog.h"
 
 /* Set by minidb_xlog_init when the resource manager is registered */

@@ -55,7 +55,9 @@
 #include "storage/standby.h"
 #include "utils/rel.h"
 
-#include "minidb_am.h"
+#include "chain.h"
+#include "minidb_page.h"
+#include "minidb_wal.h"
 #include "minidb_xlog.h"
 
 /* visibilitymap.c's arithmetic (it keeps these macros to itself) */
@@ -64,60 +66,6 @@
 #define MINIDB_VM_BLOCKS_PER_PAGE (MINIDB_VM_MAPSIZE * MINIDB_VM_BLOCKS_PER_BYTE)
 #define MINIDB_VM_MAPBYTE(x) (((x) % MINIDB_VM_BLOCKS_PER_PAGE) / MINIDB_VM_BLOCKS_PER_BYTE)
 #define MINIDB_VM_OFFSET(x) (((x) % MINIDB_VM_BLOCKS_PER_BYTE) * BITS_PER_HEAPBLOCK)
-
-/*
- * The change itself, on primary and in replay alike, in two steps so that
- * the primary allocates nothing inside its critical section.
- *
- * minidb_prepend_build: the record at off pruned to keep[] (if given), with
- * v prepended and the record header's successor field set;
- * palloc'd, its length in *newlen.
- */
-char *
-minidb_prepend_build(Page page, OffsetNumber off, const bool *keep,
-					 const MinidbVersionData *v,
-					 const ItemPointerData *successor, uint8 recflags,
-					 uint32 *newlen)
-{
-	ItemId		lp = PageGetItemId(page, off);
-	uint32		len = ItemIdGetLength(lp);
-	char	   *old = palloc(MAXALIGN(len));
-	uint32		newsize;
-	char	   *buf;
-	MinidbRecordHeader *rh;
-
-	memcpy(old, PageGetItem(page, lp), len);
-	if (keep)
-		len = minidb_record_prune(old, len, keep);
-	newsize = minidb_record_prepend_size(len, v);
-	buf = palloc(MAXALIGN(newsize));
-	*newlen = minidb_record_prepend(buf, MAXALIGN(newsize), old, len, v);
-	/*
-	 * The row lockers stay: a lock covers every version of the row, and it
-	 * outlives its own transaction's update (and that update's rollback to
-	 * a savepoint), as heap keeps a locker beside the updater in a multixact.
-	 */
-	rh = minidb_record_header(buf);
-	rh->rh_flags = (rh->rh_flags & ~MINIDB_REC_MOVED_PART) | recflags;
-	if (successor)
-		rh->rh_successor = *successor;
-	else
-		ItemPointerSetInvalid(&rh->rh_successor);
-	pfree(old);
-	return buf;
-}
-
-/*
- * minidb_prepend_place: put the built record in place of the old one; the
- * version it superseded is prunable once xmin is old enough.
- */
-void
-minidb_prepend_place(Page page, OffsetNumber off, const char *rec,
-					 uint32 len, TransactionId xmin)
-{
-	minidb_page_replace_record(page, off, rec, len);
-	PageSetPrunable(page, xmin);
-}
 
 /* The bytes a version occupies in a record (palloc'd; free with pfree) */
 static char *
@@ -143,20 +91,16 @@ version_bytes(const MinidbVersionData *v, uint32 *vlen)
 static bool
 head_data(Page page, OffsetNumber off, const char **data, uint32 *len)
 {
-	ItemId		lp;
 	char	   *rec;
+	uint32		reclen;
 	MinidbChainIter it;
 	MinidbVersionRef ref;
 	MinidbChainError err;
 	bool		damaged = false;
+	const char *why;
 
-	if (off < FirstOffsetNumber || off > PageGetMaxOffsetNumber(page))
-		return false;
-	lp = PageGetItemId(page, off);
-	if (!ItemIdIsNormal(lp))
-		return false;
-	rec = (char *) PageGetItem(page, lp);
-	if (!minidb_chain_iter_init(&it, rec, ItemIdGetLength(lp), &err) ||
+	if (minidb_page_item(page, off, &rec, &reclen, &why) != MINIDB_ITEM_RECORD ||
+		!minidb_chain_iter_init(&it, rec, reclen, &err) ||
 		!minidb_chain_iter_next(&it, &ref, &err, &damaged) ||
 		(ref.vh->vh_flags & MINIDB_V_NODATA_MASK))
 		return false;
@@ -230,17 +174,19 @@ prepend_bytes(Page page, OffsetNumber off, const bool *keep,
 static TransactionId
 keep_horizon(Page page, OffsetNumber off, const bool *keep, int n)
 {
-	ItemId		lp = PageGetItemId(page, off);
 	MinidbChainIter it;
 	MinidbVersionRef ref;
 	MinidbChainError err;
 	bool		damaged = false;
 	bool		removed_after = false;
 	TransactionId last_kept = InvalidTransactionId;
+	const char *why;
+	char	   *rec;
+	uint32		len;
 
 	if (!keep ||
-		!minidb_chain_iter_init(&it, (char *) PageGetItem(page, lp),
-								ItemIdGetLength(lp), &err))
+		minidb_page_item(page, off, &rec, &len, &why) != MINIDB_ITEM_RECORD ||
+		!minidb_chain_iter_init(&it, rec, len, &err))
 		return InvalidTransactionId;
 	while (minidb_chain_iter_next(&it, &ref, &err, &damaged) && ref.index < n)
 	{

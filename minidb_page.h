@@ -1,0 +1,167 @@
+/*-------------------------------------------------------------------------
+ *
+ * minidb_page.h
+ *	  Pages of records: layout, record access, page changes, pruning plans.
+ *
+ * A minidb page is a standard PostgreSQL page: line pointers, one record
+ * per LP_NORMAL item, and a small special area carrying a magic number.
+ * This layer (minidb_page.c) knows records (chain.h) and pages and
+ * nothing above them: no WAL, no visibility, no snapshots.  Every page
+ * change is a function of (page, arguments), so that WAL replay runs
+ * the same function the primary ran.
+ *
+ * Copyright (c) 2026, minidb_am developers
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef MINIDB_PAGE_H
+#define MINIDB_PAGE_H
+
+#include "access/htup_details.h"
+#include "storage/bufmgr.h"
+#include "storage/bufpage.h"
+#include "utils/rel.h"
+
+#include "chain.h"
+
+/* ----------------------------------------------------------------
+ * Page layout
+ * ----------------------------------------------------------------
+ */
+#define MINIDB_PAGE_MAGIC	0x4D44		/* "MD" */
+
+typedef struct MinidbPageOpaqueData
+{
+	uint16		md_magic;
+	uint16		md_flags;		/* none yet */
+} MinidbPageOpaqueData;
+
+typedef MinidbPageOpaqueData *MinidbPageOpaque;
+
+#define MinidbPageGetOpaque(page) \
+	((MinidbPageOpaque) PageGetSpecialPointer(page))
+
+/*
+ * Every record whose head is a row keeps room on its page for one marker
+ * version (tombstone or "moved"), so that DELETE and non-in-place UPDATE
+ * never fail for lack of space.  Inserts and in-place prepends honour it.
+ */
+#define MINIDB_MARKER_RESERVE	MINIDB_MARKER_GROWTH_MAX	/* a V2 directory may grow too */
+
+/* Largest record that fits on an empty page */
+#define MINIDB_MAX_RECORD_LEN \
+	(BLCKSZ - MAXALIGN(SizeOfPageHeaderData + sizeof(ItemIdData)) - \
+	 MAXALIGN(sizeof(MinidbPageOpaqueData)) - MINIDB_MARKER_RESERVE)
+
+/* Page changes, each a function of (page, arguments) */
+extern void minidb_page_init(Page page);
+extern void minidb_page_check(Relation rel, Buffer buffer);
+extern Size minidb_page_free_for_insert(Page page);
+extern Size minidb_page_free_for_replace(Page page, OffsetNumber off,
+										 uint32 newlen);
+extern OffsetNumber minidb_page_add_record(Page page, const char *rec,
+										   uint32 len);
+extern void minidb_page_replace_record(Page page, OffsetNumber off,
+									   const char *rec, uint32 len);
+/* Reading records: see "Reading records off a page" in minidb_page.c */
+typedef enum MinidbItem
+{
+	MINIDB_ITEM_RECORD,			/* a record */
+	MINIDB_ITEM_NONE,			/* no record: unused, dead, past the end */
+	MINIDB_ITEM_DAMAGED			/* a line pointer that cannot be right */
+} MinidbItem;
+
+extern const char *minidb_page_damage(Page page);
+extern OffsetNumber minidb_page_maxoff(Page page);
+extern MinidbItem minidb_page_item(Page page, OffsetNumber off, char **rec,
+								   uint32 *len, const char **why);
+extern char *minidb_page_record(Relation rel, Buffer buffer,
+								OffsetNumber off, uint32 *len);
+extern char *minidb_page_get_record(Relation rel, Buffer buffer,
+									OffsetNumber off, uint32 *len);
+extern char *minidb_image_record(Page image, OffsetNumber off, uint32 *len);
+extern char *minidb_page_record_at(Relation rel, Buffer buffer,
+								   ItemPointer tid, uint32 *len);
+
+/*
+ * Pruning plans.  Pruning and VACUUM decide what to do to a
+ * page (minidb_prune.c, minidb_vacuum.c), minidb_page_execute_plan carries
+ * it out, on the primary and in replay of the compact PRUNE record.  The
+ * conflict horizon is what a hot standby needs: the newest xid whose
+ * versions the plan removes or freezes (queries whose snapshots do not see
+ * it yet are cancelled on replay).
+ */
+#define MINIDB_PLAN_KEEP		0x01	/* action: the version stays */
+#define MINIDB_PLAN_FREEZE		0x02	/* action: ... and is frozen */
+
+#define MINIDB_RPLAN_CLEAR_LOCKER	0x01	/* forget the record's row locker */
+
+#define MINIDB_PLAN_SET_PRUNE_XID	0x01	/* set pd_prune_xid to prune_xid */
+#define MINIDB_PLAN_TRUNCATE_LP		0x02	/* PageTruncateLinePointerArray */
+
+/* Versions that fit on a page: each has a 16-byte header */
+#define MINIDB_MAX_PAGE_VERSIONS	(BLCKSZ / MINIDB_VERSION_HDRSZ)
+
+typedef struct MinidbRecordPlan
+{
+	OffsetNumber off;
+	uint16		nversions;		/* the versions it holds before the change */
+	uint16		first;			/* its first action in MinidbPagePlan.actions */
+	uint8		flags;			/* MINIDB_RPLAN_* */
+} MinidbRecordPlan;
+
+typedef struct MinidbPagePlan
+{
+	TransactionId conflict_xid; /* InvalidTransactionId: none */
+	TransactionId prune_xid;	/* pd_prune_xid afterwards */
+	uint8		flags;			/* MINIDB_PLAN_* */
+	int			nrecords;
+	int			nactions;
+	int			ndead;			/* items that become LP_DEAD */
+	int			nunused;		/* items that become LP_UNUSED */
+	int			nremoved;		/* pruning: versions removed that pgstat
+								 * counts as dead (not logged) */
+	MinidbRecordPlan records[MaxHeapTuplesPerPage];
+	uint8		actions[MINIDB_MAX_PAGE_VERSIONS];	/* per version, newest
+													 * first, record by record */
+	OffsetNumber dead[MaxHeapTuplesPerPage];
+	OffsetNumber unused[MaxHeapTuplesPerPage];
+} MinidbPagePlan;
+
+extern void minidb_plan_init(MinidbPagePlan *plan);
+extern uint8 *minidb_plan_add_record(MinidbPagePlan *plan, OffsetNumber off,
+									 int nversions, uint8 flags);
+extern void minidb_plan_note_xid(MinidbPagePlan *plan, TransactionId xid);
+extern bool minidb_plan_is_empty(const MinidbPagePlan *plan);
+extern void minidb_page_execute_plan(Page page, const MinidbPagePlan *plan);
+
+/*
+ * The prepend as page functions, on the primary and in replay: the record
+ * at off pruned to keep[] with v prepended (palloc'd), then put in place.
+ */
+extern char *minidb_prepend_build(Page page, OffsetNumber off,
+								  const bool *keep,
+								  const MinidbVersionData *v,
+								  const ItemPointerData *successor,
+								  uint8 recflags, uint32 *newlen);
+extern void minidb_prepend_place(Page page, OffsetNumber off, const char *rec,
+								 uint32 len, TransactionId xmin);
+
+/* Every version of a record, damage raised (see minidb_page.c) */
+typedef struct MinidbVersionWalk
+{
+	MinidbChainIter it;
+	Relation	rel;
+	ItemPointerData tid;
+} MinidbVersionWalk;
+
+extern void minidb_walk_begin(MinidbVersionWalk *w, Relation rel,
+							  ItemPointer tid, char *rec, uint32 len);
+extern bool minidb_walk_next(MinidbVersionWalk *w, MinidbVersionRef *ref);
+
+/* A damaged record: ERROR (ERRCODE_DATA_CORRUPTED) naming relation and TID */
+extern void minidb_report_corruption(Relation rel, ItemPointer tid,
+									 const MinidbChainError *err)
+			pg_attribute_noreturn();
+
+#endif							/* MINIDB_PAGE_H */

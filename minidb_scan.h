@@ -1,0 +1,128 @@
+/*-------------------------------------------------------------------------
+ *
+ * minidb_scan.h
+ *	  Reading minidb tables: scans and fetches by TID (table AM callbacks).
+ *
+ *
+ * Copyright (c) 2026, minidb_am developers
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef MINIDB_SCAN_H
+#define MINIDB_SCAN_H
+
+#include "access/genam.h"
+#include "access/relscan.h"
+#include "access/skey.h"
+#include "access/tableam.h"
+#include "nodes/execnodes.h"
+
+#include "minidb_tuple.h"
+
+
+/* Rows of one page, materialized under the lock into a per-scan arena */
+typedef struct MinidbPageRows
+{
+	int			nrows;
+	int			next;			/* bitmap, sample, analyze: next to hand out */
+	int			cur;			/* seq scans: the row handed out last */
+	OffsetNumber maxoff;		/* of the page the rows came from */
+	OffsetNumber offsets[MaxHeapTuplesPerPage];
+	uint32		starts[MaxHeapTuplesPerPage];	/* into arena */
+	uint32		lens[MaxHeapTuplesPerPage];
+	char	   *arena;
+	Size		arena_size;
+	Size		arena_used;
+} MinidbPageRows;
+
+typedef struct MinidbScanDescData
+{
+	TableScanDescData base;
+
+	BlockNumber nblocks;
+	BlockNumber startblock;		/* TID range / analyze */
+	BlockNumber numblocks;		/* InvalidBlockNumber = all */
+	BlockNumber cblock;			/* current block */
+	bool		inited;
+	bool		by_age;			/* a page's rows oldest version first, else
+								 * in TID order */
+	Buffer		cbuf;			/* pinned current buffer, or invalid */
+	BufferAccessStrategy strategy;
+	struct ParallelBlockTableScanWorkerData *pworker;
+	HeapTupleData tuple;		/* what the slot points at */
+	MinidbPageRows rows;
+	MemoryContext cxt;
+
+	/* analyze */
+	TransactionId analyze_oldest;
+	double		analyze_live;
+	double		analyze_dead;
+
+	/* sample scans */
+	BlockNumber sample_pos;
+	int			sample_visible[MaxHeapTuplesPerPage + 1];
+} MinidbScanDescData;
+
+typedef MinidbScanDescData *MinidbScanDesc;
+
+typedef struct MinidbIndexFetchData
+{
+	IndexFetchTableData base;
+	Buffer		pin;
+	MinidbTupleBuf buf;
+} MinidbIndexFetchData;
+
+extern TableScanDesc minidb_scan_begin(Relation rel, Snapshot snapshot,
+									   int nkeys, struct ScanKeyData *key,
+									   ParallelTableScanDesc pscan,
+									   uint32 flags);
+extern void minidb_scan_end(TableScanDesc scan);
+extern void minidb_scan_rescan(TableScanDesc scan, struct ScanKeyData *key,
+							   bool set_params, bool allow_strat,
+							   bool allow_sync, bool allow_pagemode);
+extern bool minidb_scan_getnextslot(TableScanDesc scan,
+									ScanDirection direction,
+									TupleTableSlot *slot);
+extern void minidb_scan_set_tidrange(TableScanDesc scan, ItemPointer mintid,
+									 ItemPointer maxtid);
+extern bool minidb_scan_getnextslot_tidrange(TableScanDesc scan,
+											 ScanDirection direction,
+											 TupleTableSlot *slot);
+extern struct IndexFetchTableData *minidb_index_fetch_begin(Relation rel);
+extern void minidb_index_fetch_reset(struct IndexFetchTableData *data);
+extern void minidb_index_fetch_end(struct IndexFetchTableData *data);
+extern bool minidb_index_fetch_tuple(struct IndexFetchTableData *scan,
+									 ItemPointer tid, Snapshot snapshot,
+									 TupleTableSlot *slot,
+									 bool *call_again, bool *all_dead);
+extern bool minidb_fetch_row_version(Relation rel, ItemPointer tid,
+									 Snapshot snapshot, TupleTableSlot *slot);
+extern bool minidb_tuple_tid_valid(TableScanDesc scan, ItemPointer tid);
+extern void minidb_get_latest_tid(TableScanDesc scan, ItemPointer tid);
+extern bool minidb_tuple_satisfies_snapshot(Relation rel,
+											TupleTableSlot *slot,
+											Snapshot snapshot);
+extern bool minidb_scan_bitmap_next_block(TableScanDesc scan,
+										  struct TBMIterateResult *tbmres);
+extern bool minidb_scan_bitmap_next_tuple(TableScanDesc scan,
+										  struct TBMIterateResult *tbmres,
+										  TupleTableSlot *slot);
+extern bool minidb_scan_sample_next_block(TableScanDesc scan,
+										  struct SampleScanState *scanstate);
+extern bool minidb_scan_sample_next_tuple(TableScanDesc scan,
+										  struct SampleScanState *scanstate,
+										  TupleTableSlot *slot);
+extern bool minidb_scan_analyze_next_block(TableScanDesc scan,
+										   BlockNumber blockno,
+										   BufferAccessStrategy bstrategy);
+extern bool minidb_scan_analyze_next_tuple(TableScanDesc scan,
+										   TransactionId OldestXmin,
+										   double *liverows,
+										   double *deadrows,
+										   TupleTableSlot *slot);
+extern BlockNumber minidb_scan_advance_block(MinidbScanDesc scan,
+											 ScanDirection direction);
+extern bool minidb_scan_next_page(MinidbScanDesc scan,
+								  ScanDirection direction);
+
+#endif							/* MINIDB_SCAN_H */

@@ -1,0 +1,72 @@
+/*-------------------------------------------------------------------------
+ *
+ * minidb_visibility.h
+ *	  Versions against snapshots; hint bits; SSI on versions.
+ *
+ * Does this version's xmin/cid satisfy this snapshot?  Which version does
+ * a reader, a writer, a locker or a fetch by TID mean?
+ *
+ * Copyright (c) 2026, minidb_am developers
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef MINIDB_VISIBILITY_H
+#define MINIDB_VISIBILITY_H
+
+#include "utils/rel.h"
+#include "utils/snapshot.h"
+
+#include "chain.h"
+
+typedef struct MinidbVisArg
+{
+	Snapshot	snapshot;
+	Buffer		buffer;			/* for hint bits; InvalidBuffer if a copy */
+	GlobalVisState *vistest;	/* for SNAPSHOT_NON_VACUUMABLE */
+	MinidbVisibleFn fn;			/* the predicate for this snapshot */
+	TransactionId newer_xmin;	/* xmin of the last version passed over */
+	Relation	ssi_rel;		/* MVCC: report skipped writers to SSI */
+} MinidbVisArg;
+
+extern MinidbVisibleFn minidb_visibility_fn(Snapshot snapshot);
+extern void minidb_vis_arg_init(MinidbVisArg *va, Snapshot snapshot,
+								Buffer buffer);
+extern TransactionId minidb_record_origin_xmin(Relation rel, ItemPointer tid,
+											   char *rec, uint32 len);
+extern int	minidb_effective_head(Relation rel, ItemPointer tid, char *rec,
+								  uint32 len, Buffer buffer,
+								  MinidbVersionRef *ref);
+extern bool minidb_xid_committed(MinidbVersionHeader *vh, Buffer buffer);
+extern bool minidb_xid_aborted(MinidbVersionHeader *vh, Buffer buffer);
+extern void minidb_set_hint(MinidbVersionHeader *vh, Buffer buffer,
+							uint16 hint, TransactionId xid);
+
+extern void minidb_ssi_conflict_out(Relation rel, TransactionId xid,
+									Snapshot snapshot);
+extern void minidb_ssi_version_tid(ItemPointer tid, TransactionId xmin,
+								   ItemPointer vtid);
+extern void minidb_ssi_lock_version(Relation rel, ItemPointer tid,
+									Snapshot snapshot, TransactionId xmin);
+extern void minidb_ssi_check_in(Relation rel, ItemPointer tid,
+								TransactionId xmin);
+extern int	minidb_snapshot_version(Relation rel, ItemPointer tid, char *rec,
+									uint32 len, Snapshot snapshot,
+									Buffer buffer, MinidbVersionRef *ref);
+extern int	minidb_row_heads(Relation rel, ItemPointer tid, char *rec,
+							 uint32 len, Buffer buffer,
+							 MinidbVersionRef *head, MinidbVersionRef *below);
+extern int	minidb_find_row_version(Relation rel, ItemPointer tid,
+									bool newest, char *rec, uint32 len,
+									Buffer buffer, MinidbVersionRef *ref,
+									TransactionId *xmax);
+extern bool minidb_version_is_newest_committed(Relation rel, ItemPointer tid,
+											   char *rec, uint32 len,
+											   Buffer buffer,
+											   const MinidbVersionRef *ref);
+
+/* Visible version of a record under a snapshot; -1 none, error on damage */
+extern int	minidb_find_visible(Relation rel, ItemPointer tid, char *rec,
+								uint32 len, Snapshot snapshot, Buffer buffer,
+								MinidbVersionRef *ref, TransactionId *xmax);
+
+#endif							/* MINIDB_VISIBILITY_H */
