@@ -435,6 +435,8 @@ minidb_plan_add_record(MinidbPagePlan *plan, OffsetNumber off,
 	rp->nversions = (uint16) nversions;
 	rp->first = (uint16) plan->nactions;
 	rp->flags = flags;
+	rp->locker = InvalidTransactionId;
+	rp->lockmode = MINIDB_LOCK_NONE;
 	actions = plan->actions + plan->nactions;
 	memset(actions, MINIDB_PLAN_KEEP, nversions);
 	plan->nactions += nversions;
@@ -521,6 +523,15 @@ execute_record(Page page, const MinidbRecordPlan *rp, const uint8 *actions)
 		rh->rh_locker = InvalidTransactionId;
 		rh->rh_lockmode = MINIDB_LOCK_NONE;
 		rh->rh_flags &= ~MINIDB_REC_LOCK_MULTI;
+	}
+	if (rp->flags & MINIDB_RPLAN_SET_LOCKER)
+	{
+		rh->rh_locker = rp->locker;
+		rh->rh_lockmode = rp->lockmode;
+		if (rp->flags & MINIDB_RPLAN_LOCKER_MULTI)
+			rh->rh_flags |= MINIDB_REC_LOCK_MULTI;
+		else
+			rh->rh_flags &= ~MINIDB_REC_LOCK_MULTI;
 	}
 	if (prune)
 	{

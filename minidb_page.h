@@ -95,6 +95,8 @@ extern char *minidb_page_record_at(Relation rel, Buffer buffer,
 #define MINIDB_PLAN_FREEZE		0x02	/* action: ... and is frozen */
 
 #define MINIDB_RPLAN_CLEAR_LOCKER	0x01	/* forget the record's row locker */
+#define MINIDB_RPLAN_SET_LOCKER		0x02	/* replace it: locker, lockmode */
+#define MINIDB_RPLAN_LOCKER_MULTI	0x04	/* ... and the new one is a multi */
 
 #define MINIDB_PLAN_SET_PRUNE_XID	0x01	/* set pd_prune_xid to prune_xid */
 #define MINIDB_PLAN_TRUNCATE_LP		0x02	/* PageTruncateLinePointerArray */
@@ -108,6 +110,8 @@ typedef struct MinidbRecordPlan
 	uint16		nversions;		/* the versions it holds before the change */
 	uint16		first;			/* its first action in MinidbPagePlan.actions */
 	uint8		flags;			/* MINIDB_RPLAN_* */
+	TransactionId locker;		/* MINIDB_RPLAN_SET_LOCKER: the new locker */
+	uint16		lockmode;		/* ... and its mode (MINIDB_LOCK_*) */
 } MinidbRecordPlan;
 
 typedef struct MinidbPagePlan

@@ -169,6 +169,10 @@ typedef struct RecordResult
 	int			nfrozen;
 	int			nrecently_dead; /* versions kept for older snapshots */
 	bool		clear_locker;
+	bool		set_locker;		/* replace the locker by new_locker */
+	TransactionId new_locker;
+	uint16		new_lockmode;
+	bool		new_is_multi;
 	bool		unhinted;		/* a version without hint bits */
 	int			nversions;		/* versions before the change */
 	TransactionId horizon;		/* newest xmin that removal or freezing
@@ -191,6 +195,9 @@ typedef struct PageResult
 	MinidbPagePlan plan;		/* what the write does */
 	RecordResult recs[MaxHeapTuplesPerPage + 1];
 } PageResult;
+
+static void freeze_multi_locker(MinidbVacState *vs, MinidbRecordHeader *rh,
+								RecordResult *r);
 
 static void
 track_oldest_xid(TransactionId *oldest, TransactionId xid)
@@ -327,7 +334,7 @@ vacuum_record(MinidbVacState *vs, char *rec, uint32 len, Buffer buffer,
 		return;
 	}
 
-	/* the row locker: forget it once it cannot be running any more */
+	/* the row lockers: forget them once they cannot be running any more */
 	if (TransactionIdIsValid(rh->rh_locker) ||
 		rh->rh_lockmode != MINIDB_LOCK_NONE)
 	{
@@ -336,7 +343,7 @@ vacuum_record(MinidbVacState *vs, char *rec, uint32 len, Buffer buffer,
 		if (rh->rh_flags & MINIDB_REC_LOCK_MULTI)
 			stale = !MultiXactIdIsValid(rh->rh_locker) ||
 				MultiXactIdPrecedes(rh->rh_locker, vs->OldestMxact) ||
-				!MultiXactIdIsRunning(rh->rh_locker, false);
+				!MultiXactIdIsRunning(rh->rh_locker, true);
 		else
 			stale = !TransactionIdIsValid(rh->rh_locker) ||
 				rh->rh_lockmode == MINIDB_LOCK_NONE ||
@@ -344,7 +351,7 @@ vacuum_record(MinidbVacState *vs, char *rec, uint32 len, Buffer buffer,
 		if (stale)
 			r->clear_locker = true;
 		else if (rh->rh_flags & MINIDB_REC_LOCK_MULTI)
-			r->oldest_multi = rh->rh_locker;
+			freeze_multi_locker(vs, rh, r);
 		else
 			track_oldest_xid(&r->oldest_xid, rh->rh_locker);
 	}
@@ -352,7 +359,84 @@ vacuum_record(MinidbVacState *vs, char *rec, uint32 len, Buffer buffer,
 	r->all_frozen = r->all_visible && head_frozen &&
 		(r->clear_locker || (!TransactionIdIsValid(rh->rh_locker) &&
 							 rh->rh_lockmode == MINIDB_LOCK_NONE));
-	r->needs_write = r->npruned > 0 || r->nfrozen > 0 || r->clear_locker;
+	r->needs_write = r->npruned > 0 || r->nfrozen > 0 || r->clear_locker ||
+		r->set_locker;
+}
+
+/*
+ * A row-locking multixact some of whose lockers still run: when it is older
+ * than the multixact cutoff, or a member is older than the xid cutoff,
+ * replace it by a new multixact of the running lockers, as heap's
+ * FreezeMultiXactId does, so that relfrozenxid and relminmxid can move
+ * past the old one; otherwise keep it.
+ */
+static void
+freeze_multi_locker(MinidbVacState *vs, MinidbRecordHeader *rh,
+					RecordResult *r)
+{
+	MultiXactMember *members;
+	MultiXactMember *running;
+	int			nmembers;
+	int			nrunning = 0;
+	uint16		strongest = MINIDB_LOCK_NONE;
+	bool		replace = MultiXactIdPrecedes(rh->rh_locker,
+											  vs->MultiXactCutoff);
+
+	nmembers = Max(GetMultiXactIdMembers((MultiXactId) rh->rh_locker,
+										 &members, false, true), 0);
+	for (int i = 0; i < nmembers; i++)
+		replace |= TransactionIdPrecedes(members[i].xid, vs->FreezeLimit);
+	if (!replace)
+	{
+		r->oldest_multi = rh->rh_locker;
+		for (int i = 0; i < nmembers; i++)
+			track_oldest_xid(&r->oldest_xid, members[i].xid);
+		if (nmembers > 0)
+			pfree(members);
+		return;
+	}
+	running = palloc(sizeof(MultiXactMember) * Max(nmembers, 1));
+	for (int i = 0; i < nmembers; i++)
+	{
+		uint16		mode;
+
+		if (!TransactionIdIsInProgress(members[i].xid))
+			continue;
+		running[nrunning++] = members[i];
+		switch (members[i].status)
+		{
+			case MultiXactStatusForKeyShare:
+				mode = MINIDB_LOCK_KEYSHARE;
+				break;
+			case MultiXactStatusForShare:
+				mode = MINIDB_LOCK_SHARE;
+				break;
+			case MultiXactStatusForNoKeyUpdate:
+				mode = MINIDB_LOCK_NOKEYEXCL;
+				break;
+			default:
+				mode = MINIDB_LOCK_EXCLUSIVE;
+				break;
+		}
+		strongest = Max(strongest, mode);
+	}
+	if (nrunning == 0)
+		r->clear_locker = true;
+	else
+	{
+		/* lockers stay a multixact, even one alone (heap does the same) */
+		r->set_locker = true;
+		r->new_lockmode = strongest;
+		r->new_is_multi = true;
+		r->new_locker = (TransactionId)
+			MultiXactIdCreateFromMembers(nrunning, running);
+		r->oldest_multi = r->new_locker;
+		for (int i = 0; i < nrunning; i++)
+			track_oldest_xid(&r->oldest_xid, running[i].xid);
+	}
+	pfree(running);
+	if (nmembers > 0)
+		pfree(members);
 }
 
 /*
@@ -427,11 +511,17 @@ analyze_page(MinidbVacState *vs, Buffer buffer, bool dead_to_unused,
 		}
 		if (r->needs_write)
 		{
-			uint8	   *a = minidb_plan_add_record(&pr->plan, off,
-												   r->nversions,
-												   r->clear_locker ?
-												   MINIDB_RPLAN_CLEAR_LOCKER : 0);
+			uint8		rflags = 0;
+			uint8	   *a;
 
+			if (r->clear_locker)
+				rflags |= MINIDB_RPLAN_CLEAR_LOCKER;
+			if (r->set_locker)
+				rflags |= MINIDB_RPLAN_SET_LOCKER |
+					(r->new_is_multi ? MINIDB_RPLAN_LOCKER_MULTI : 0);
+			a = minidb_plan_add_record(&pr->plan, off, r->nversions, rflags);
+			pr->plan.records[pr->plan.nrecords - 1].locker = r->new_locker;
+			pr->plan.records[pr->plan.nrecords - 1].lockmode = r->new_lockmode;
 			memcpy(a, actions, r->nversions);
 			minidb_plan_note_xid(&pr->plan, r->horizon);
 			pr->needs_write = true;

@@ -411,6 +411,9 @@ minidb_log_plan(Relation rel, Buffer buffer, const MinidbPagePlan *plan)
 	/* the block data in one piece (a record takes few pieces) */
 	blen = plan->nrecords * SizeOfMinidbRplan + plan->nactions +
 		(plan->ndead + plan->nunused) * sizeof(OffsetNumber);
+	for (int i = 0; i < plan->nrecords; i++)
+		if (plan->records[i].flags & MINIDB_RPLAN_SET_LOCKER)
+			blen += SizeOfMinidbRplanLocker;
 	bdata = ptr = palloc(Max(blen, 1));
 	for (int i = 0; i < plan->nrecords; i++)
 	{
@@ -427,6 +430,15 @@ minidb_log_plan(Relation rel, Buffer buffer, const MinidbPagePlan *plan)
 	memcpy(ptr, plan->dead, plan->ndead * sizeof(OffsetNumber));
 	ptr += plan->ndead * sizeof(OffsetNumber);
 	memcpy(ptr, plan->unused, plan->nunused * sizeof(OffsetNumber));
+	ptr += plan->nunused * sizeof(OffsetNumber);
+	for (int i = 0; i < plan->nrecords; i++)
+		if (plan->records[i].flags & MINIDB_RPLAN_SET_LOCKER)
+		{
+			memcpy(ptr, &plan->records[i].locker, sizeof(TransactionId));
+			ptr += sizeof(TransactionId);
+			memcpy(ptr, &plan->records[i].lockmode, sizeof(uint16));
+			ptr += sizeof(uint16);
+		}
 
 	START_CRIT_SECTION();
 	memcpy(page, image.data, BLCKSZ);
@@ -784,7 +796,7 @@ parse_plan(XLogReaderState *record)
 		xlrec.nactions > MINIDB_MAX_PAGE_VERSIONS ||
 		xlrec.ndead > MaxHeapTuplesPerPage ||
 		xlrec.nunused > MaxHeapTuplesPerPage ||
-		datalen != xlrec.nrecords * SizeOfMinidbRplan + xlrec.nactions +
+		datalen < xlrec.nrecords * SizeOfMinidbRplan + xlrec.nactions +
 		(xlrec.ndead + xlrec.nunused) * sizeof(OffsetNumber))
 		elog(PANIC, "minidb_redo: malformed PRUNE record");
 	minidb_plan_init(plan);
@@ -816,6 +828,24 @@ parse_plan(XLogReaderState *record)
 	data += xlrec.ndead * sizeof(OffsetNumber);
 	plan->nunused = xlrec.nunused;
 	memcpy(plan->unused, data, xlrec.nunused * sizeof(OffsetNumber));
+	data += xlrec.nunused * sizeof(OffsetNumber);
+	datalen -= xlrec.nrecords * SizeOfMinidbRplan + xlrec.nactions +
+		(xlrec.ndead + xlrec.nunused) * sizeof(OffsetNumber);
+	for (int i = 0; i < xlrec.nrecords; i++)
+	{
+		MinidbRecordPlan *p = &plan->records[i];
+
+		if (!(p->flags & MINIDB_RPLAN_SET_LOCKER))
+			continue;
+		if (datalen < SizeOfMinidbRplanLocker)
+			elog(PANIC, "minidb_redo: PRUNE record lacks a new locker");
+		memcpy(&p->locker, data, sizeof(TransactionId));
+		memcpy(&p->lockmode, data + sizeof(TransactionId), sizeof(uint16));
+		data += SizeOfMinidbRplanLocker;
+		datalen -= SizeOfMinidbRplanLocker;
+	}
+	if (datalen != 0)
+		elog(PANIC, "minidb_redo: malformed PRUNE record");
 	return plan;
 }
 

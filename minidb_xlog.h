@@ -82,9 +82,11 @@ typedef struct xl_minidb_horizon
 } xl_minidb_horizon;
 
 /*
- * PRUNE: a MinidbPagePlan (minidb_am.h) for block 0.  Block data: for each
- * record an xl_minidb_rplan, then the actions of all records' versions
- * (one byte each, MINIDB_PLAN_*), then ndead and nunused offsets.
+ * PRUNE: a MinidbPagePlan (minidb_page.h) for block 0.  Block data: for
+ * each record an xl_minidb_rplan, then the actions of all records' versions
+ * (one byte each, MINIDB_PLAN_*), then ndead and nunused offsets, then for
+ * each record with MINIDB_RPLAN_SET_LOCKER its new locker (TransactionId)
+ * and lock mode (uint16), in record order.
  */
 typedef struct xl_minidb_plan
 {
@@ -106,6 +108,7 @@ typedef struct xl_minidb_rplan
 } xl_minidb_rplan;
 
 #define SizeOfMinidbRplan	(offsetof(xl_minidb_rplan, flags) + sizeof(uint8))
+#define SizeOfMinidbRplanLocker	(sizeof(TransactionId) + sizeof(uint16))
 
 /*
  * DELTA: the same fragments generic WAL logs (<offset, length, bytes> per
