@@ -829,10 +829,6 @@ legacy_prune(char *rec, uint32 reclen, const bool *keep)
  * ----------------------------------------------------------------
  */
 
-/* Legacy formats: the offset in rh_successor that marks a token (heap's
- * SpecTokenOffsetNumber; minidb_modify.c checks that they agree) */
-#define MINIDB_SPEC_TOKEN_OFFSET	0xfffe
-
 /* Exact length of a record of the given format holding vs[0..n-1] */
 uint64
 minidb_record_size(const MinidbVersionData *vs, int n, int format)
@@ -841,9 +837,16 @@ minidb_record_size(const MinidbVersionData *vs, int n, int format)
 
 	if (format == MINIDB_FORMAT_V3)
 	{
-		uint32		v3len = v3_from_versions(NULL, 0, vs, n, NULL, true);
+		MinidbRecordEnd extra;
+		ItemPointerData any;
+		uint32		v3len;
 
-		return v3len == PG_UINT32_MAX ? (uint64) PG_UINT32_MAX + 1 : v3len;
+		/* a moved row's successor takes room whatever it is */
+		memset(&extra, 0, sizeof(extra));
+		ItemPointerSet(&any, 0, 1);
+		extra.successor = &any;
+		v3len = v3_from_versions(NULL, 0, vs, n, &extra, true);
+		return v3len;
 	}
 	len = data_start(format, n);
 	for (int i = 0; i < n; i++)
@@ -956,6 +959,14 @@ minidb_record_nversions(const char *rec, uint32 reclen)
 	return minidb_record_header(rec)->rh_nversions;
 }
 
+uint32
+minidb_record_reserve(const char *rec, uint32 reclen)
+{
+	if (reclen >= 1 && minidb_record_format_of(rec) == MINIDB_FORMAT_V3)
+		return v3_reserve(rec, reclen);
+	return MINIDB_MARKER_GROWTH_MAX;
+}
+
 void
 minidb_virtual_set_hint(MinidbVersionHeader *vh, uint16 hint)
 {
@@ -1042,6 +1053,81 @@ minidb_record_prepend_ex(char *out, uint32 outsize, const char *rec,
 	len = legacy_prepend(out, outsize, rec, reclen, v);
 	if (out != NULL && extra != NULL)
 		legacy_apply_extra(minidb_record_header(out), extra);
+	return len;
+}
+
+/*
+ * A record of format holding vs[0..n-1], newest first (vs[0] may end the
+ * row), with the record-level fields of like: its lockers (when the row
+ * has not ended), a speculative token, a moved row's successor.  out NULL:
+ * only the length.  For rewrites (CLUSTER, VACUUM FULL, TOAST re-saving).
+ */
+uint32
+minidb_record_from_versions(char *out, uint32 outsize,
+							const MinidbVersionData *vs, int n, int format,
+							const char *like)
+{
+	MinidbRecordEnd extra;
+	MinidbLockers lk;
+	ItemPointerData succ;
+	ItemPointerData token;
+	bool		moved_part = false;
+	bool		end = n > 0 && (vs[0].flags & MINIDB_V_NODATA_MASK);
+	uint32		spec = minidb_record_spec_token(like);
+	uint32		len;
+
+	memset(&extra, 0, sizeof(extra));
+	minidb_record_get_lockers(like, &lk);
+	if (!end && TransactionIdIsValid(lk.xid))
+		extra.lockers = &lk;
+	if (end && minidb_record_get_successor(like, &succ, &moved_part))
+		extra.successor = &succ;
+	extra.moved_part = end && moved_part;
+	if (!end && spec != 0)
+	{
+		ItemPointerSet(&token, spec, MINIDB_SPEC_TOKEN_OFFSET);
+		extra.successor = &token;
+		extra.spec = true;
+	}
+	if (format == MINIDB_FORMAT_V3)
+		return v3_from_versions(out, outsize, vs, n, &extra, out == NULL);
+
+	/* V1, V2: oldest first, then the header's fields */
+	if (end && n == 1)
+		elog(ERROR, "minidb record of format %d without a data version", format);
+	if (out == NULL)
+		return (uint32) Min(minidb_record_size(vs, n, format), PG_UINT32_MAX);
+	len = legacy_build(out, outsize, &vs[n - 1], format, NULL);
+	for (int i = n - 2; i >= 0; i--)
+		len = legacy_prepend(out, outsize, out, len, &vs[i]);
+	if (out)
+	{
+		if (end)
+			extra.lockers = &lk;	/* V1, V2 keep them beside the marker */
+		legacy_apply_extra(minidb_record_header(out), &extra);
+	}
+	return len;
+}
+
+/* rec, all of it, in format (for rewrites); out NULL: only the length */
+uint32
+minidb_record_rewrite_as(char *out, uint32 outsize, const char *rec,
+						 uint32 reclen, int format)
+{
+	MinidbVersionData *vs;
+	MinidbChainError err;
+	uint32		len;
+	int			n = minidb_chain_decode_all(rec, reclen, &vs, &err);
+
+	if (n < 0)
+		elog(ERROR, "minidb_record_rewrite_as on a damaged record: version %d, field \"%s\": %s",
+			 err.version, err.field, err.detail);
+	if (minidb_record_format_of(rec) == MINIDB_FORMAT_V3 && n > 0 &&
+		(vs[0].flags & MINIDB_V_XMIN_MULTI) && format != MINIDB_FORMAT_V3)
+		elog(ERROR, "minidb record ended by a multixact cannot become format %d",
+			 format);
+	len = minidb_record_from_versions(out, outsize, vs, n, format, rec);
+	minidb_chain_free_all(vs, n);
 	return len;
 }
 

@@ -214,6 +214,13 @@ typedef struct MinidbRecordHeader
 #define MINIDB_R3_MAX_LEN		0xFFFF	/* trailer offsets are uint16 */
 
 /*
+ * A speculative insertion's token is kept as heap keeps it in t_ctid: the
+ * token as block number, this offset (heap's SpecTokenOffsetNumber;
+ * minidb_modify.c checks that they agree).
+ */
+#define MINIDB_SPEC_TOKEN_OFFSET	0xfffe
+
+/*
  * The most a V3 record grows for its xmax and successor fields, whatever
  * it held: the room a page keeps per record (minidb_page.c).
  */
@@ -423,6 +430,22 @@ extern bool minidb_record_get_successor(const char *rec, ItemPointer succ,
 extern uint32 minidb_record_spec_token(const char *rec);
 /* Versions as walkers count them (a V3 record's end counts as one) */
 extern int	minidb_record_nversions(const char *rec, uint32 reclen);
+
+/*
+ * The most rec may still grow for what ends or locks its row: for a V3
+ * record, what its xmax and successor fields would add (0 once both are
+ * there; at most MINIDB_SLOT_RESERVE); for V1 and V2 a marker version.
+ */
+extern uint32 minidb_record_reserve(const char *rec, uint32 reclen);
+
+/* Does a V3 record's header end its row (walkers show a virtual marker 0)? */
+static inline bool
+minidb_record_has_end(const char *rec)
+{
+	return minidb_record_format_of(rec) == MINIDB_FORMAT_V3 &&
+		((uint8) rec[0] & MINIDB_R3_XMAX) &&
+		!((uint8) rec[1] & MINIDB_R3X_LOCK_ONLY);
+}
 /* A hint set on a virtual marker's header, written to its record */
 extern void minidb_virtual_set_hint(MinidbVersionHeader *vh, uint16 hint);
 
@@ -459,6 +482,13 @@ extern uint32 minidb_record_prepend_ex(char *out, uint32 outsize,
 									   const MinidbVersionData *v,
 									   int format,
 									   const MinidbRecordEnd *extra);
+/* Rewrites: a record of format from whole versions, fields from like */
+extern uint32 minidb_record_from_versions(char *out, uint32 outsize,
+										  const MinidbVersionData *vs, int n,
+										  int format, const char *like);
+extern uint32 minidb_record_rewrite_as(char *out, uint32 outsize,
+									   const char *rec, uint32 reclen,
+									   int format);
 /* The format a write to rec should produce: V3 unless the GUC says older */
 extern int	minidb_record_write_format(const char *rec);
 /*

@@ -49,6 +49,7 @@ extern bool v3_get_successor(const char *rec, ItemPointer succ,
 							 bool *moved_part);
 extern uint32 v3_spec_token(const char *rec);
 extern int	v3_nversions(const char *rec, uint32 reclen);
+extern uint32 v3_reserve(const char *rec, uint32 reclen);
 extern void v3_set_end_hint(char *rec, uint16 hint);
 extern void v3_set_end_xid(char *rec, uint32 reclen, TransactionId xid);
 extern void v3_clear_spec(char *rec, uint32 reclen);

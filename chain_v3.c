@@ -450,6 +450,9 @@ source_copy(char *out, uint32 outsize, const char *rec, uint32 reclen)
 	return copy;
 }
 
+static void header_without_end(const V3Header *h, uint8 *info, uint8 *xinfo,
+							   TransactionId *xmax, ItemPointerData *succ);
+
 /* Parse every version of a record known to be valid; palloc'd array */
 static V3Version *
 parse_valid(const char *rec, uint32 reclen, V3Header *h)
@@ -597,6 +600,34 @@ v3_nversions(const char *rec, uint32 reclen)
 	if (!check_header(rec, reclen, &h, &err))
 		return 0;
 	return h.n + (h.has_end ? 1 : 0);
+}
+
+/*
+ * What the xmax and successor fields would still add to the record: the
+ * head's data moves from MAXALIGN(start0 + header + bitmap) to where it
+ * lies behind the longest header, and every later version moves with it
+ * (by a multiple of MAXIMUM_ALIGNOF).  Reads the info byte and the head's
+ * header only; a record too short to hold them asks for the most.
+ */
+uint32
+v3_reserve(const char *rec, uint32 reclen)
+{
+	uint8		info = (uint8) rec[0];
+	uint32		start0 = TYPEALIGN(R3_VERSION_ALIGN, prefix_len(info));
+	uint32		longest = TYPEALIGN(R3_VERSION_ALIGN, MINIDB_R3_INFO_PREFIX +
+									R3_XMAX_SIZE + R3_SUCC_SIZE);
+	MinidbVersionHeader head;
+	uint32		bitmaplen;
+
+	if ((info & MINIDB_R3_XMAX) && (info & MINIDB_R3_SUCC))
+		return 0;
+	if (reclen < start0 + MINIDB_VERSION_HDRSZ)
+		return (reclen == prefix_len(info)) ? 0 : MINIDB_SLOT_RESERVE;
+	memcpy(&head, rec + start0, sizeof(head));
+	bitmaplen = (head.vh_flags & MINIDB_V_HASNULL) ?
+		MINIDB_BITMAPLEN(head.vh_natts) : 0;
+	return MAXALIGN(longest + MINIDB_VERSION_HDRSZ + bitmaplen) -
+		MAXALIGN(start0 + MINIDB_VERSION_HDRSZ + bitmaplen);
 }
 
 void
@@ -1059,7 +1090,8 @@ w_finish(V3Writer *w)
 		if (w->out)
 			elog(ERROR, "minidb record of format %d would take " UINT64_FORMAT " bytes, more than its limit of %u",
 				 MINIDB_FORMAT_V3, w->pos, (uint32) MINIDB_R3_MAX_LEN);
-		return PG_UINT32_MAX;	/* sizing: the caller refuses it */
+		/* sizing: the caller refuses it */
+		return (uint32) Min(w->pos, (uint64) PG_UINT32_MAX);
 	}
 	return (uint32) w->pos;
 }
@@ -1337,6 +1369,19 @@ v3_prepend(char *out, uint32 outsize, const char *rec, uint32 reclen,
 	if (!sizeonly)
 		rec = source_copy(out, outsize, rec, reclen);
 	parsed = parse_valid(rec, reclen, &h);
+	if (h.has_end && sizeonly)
+	{
+		/*
+		 * Sizing a write the caller will make once it has pruned the row's
+		 * (aborted) end: the record without it.
+		 */
+		V3Header	was = h;
+
+		header_without_end(&was, &h.info, &h.xinfo, &h.xmax, &h.succ);
+		h.has_end = false;
+		if (h.n == 0)
+			elog(ERROR, "minidb_record_prepend onto a record without versions");
+	}
 	if (h.has_end)
 		elog(ERROR, "minidb_record_prepend onto a row that has ended");
 	if (h.n == 0)
@@ -1490,7 +1535,7 @@ v3_prune(char *rec, uint32 reclen, const bool *keep, bool sizeonly)
 		header_without_end(&h, &info, &xinfo, &xmax, &succ);
 	len = rewrite(NULL, 0, rec, &h, parsed, keep, base, info, xinfo, xmax,
 				  &succ);
-	if (sizeonly || len == PG_UINT32_MAX)
+	if (sizeonly || len > MINIDB_R3_MAX_LEN)
 	{
 		pfree(parsed);
 		return len;

@@ -43,10 +43,11 @@ BEGIN
 END $$;
 
 CREATE TABLE m (id int PRIMARY KEY, k int, v text) USING minidb
-  WITH (autovacuum_enabled = off);
+  WITH (autovacuum_enabled = off, fillfactor = 80);
 CREATE INDEX m_k ON m (k);
 INSERT INTO m SELECT i, i, 'v' || i FROM generate_series(1, 3000) i;
--- chains: two in-place updates of an unindexed column
+-- chains: two in-place updates of an unindexed column (the fillfactor
+-- leaves them room, as it would heap's HOT updates)
 UPDATE m SET v = v || 'a' WHERE id % 3 = 0;
 UPDATE m SET v = v || 'b' WHERE id % 3 = 0;
 -- dead records: deleted rows, and rows moved by an indexed-column update
