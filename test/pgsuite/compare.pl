@@ -90,6 +90,12 @@ sub read_log {
             push @{ $r{crashes} }, { line => $l, test => undef };
             next;
         }
+        if ($l !~ /^\S+ \S+ \S+ \[\d+\] / && $last_crash && defined $last_crash->{query}
+            && $last_crash->{query} eq '') {
+            # the query of "Failed process was running:" began on the next line
+            ($last_crash->{query} = $l) =~ s/^\s+//;
+            next;
+        }
         next unless $l =~ /^\S+ \S+ \S+ \[(\d+)\] (\S*) ?(\w{5}|) ?(\w+):\s+(.*)$/;
         my ($pid, $app, $code, $level, $msg) = ($1, $2, $3, $4, $5);
         if ($msg =~ /^connection authorized: .*application_name=(\S+)/) {
@@ -104,11 +110,12 @@ sub read_log {
             push @{ $r{crashes} }, $last_crash;
             next;
         }
-        if ($last_crash && $level eq 'DETAIL' && $msg =~ /^Failed process was running: (.*)/) {
+        if ($last_crash && $level eq 'DETAIL' && $msg =~ /^Failed process was running: ?(.*)/) {
             $last_crash->{query} = $1;
-            $last_crash = undef;
+            $last_crash = undef if $1 ne '';
             next;
         }
+        $last_crash = undef;
         if ($level eq 'PANIC') {
             $r{panic}++;
             push @{ $r{crashes} }, { line => "PANIC: $msg", test => $test };
