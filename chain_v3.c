@@ -1535,11 +1535,20 @@ v3_prune(char *rec, uint32 reclen, const bool *keep, bool sizeonly)
 		header_without_end(&h, &info, &xinfo, &xmax, &succ);
 	len = rewrite(NULL, 0, rec, &h, parsed, keep, base, info, xinfo, xmax,
 				  &succ);
-	if (sizeonly || len > MINIDB_R3_MAX_LEN)
+	if (sizeonly)
 	{
 		pfree(parsed);
 		return len;
 	}
+
+	/*
+	 * Sizing says PG_UINT32_MAX when the result would exceed the format's
+	 * limit: growth too (reclen is within it), refused like any other, never
+	 * handed back as a length.
+	 */
+	if (len == PG_UINT32_MAX || len > MINIDB_R3_MAX_LEN)
+		elog(ERROR, "minidb_record_prune would grow the record from %u bytes past the format %d limit of %u bytes",
+			 reclen, MINIDB_FORMAT_V3, (uint32) MINIDB_R3_MAX_LEN);
 	if (len > reclen)
 		elog(ERROR, "minidb_record_prune would grow the record from %u to %u bytes",
 			 reclen, len);

@@ -647,6 +647,47 @@ test_prune(void)
 	}
 	pfree(b.p);
 
+	/*
+	 * Past the format's limit: a 7 KB row updated 19 times without a change
+	 * takes one whole version and 19 small differences; pruning every other
+	 * version would store ten whole 7 KB versions, more than a V3 record
+	 * holds.  prune_fits says no, and prune must refuse as it refuses any
+	 * growth, not hand back PG_UINT32_MAX as the new length.
+	 */
+	{
+		static char big[7000];
+		MinidbVersionData v;
+		bool		caught;
+		volatile uint32 len = 0;
+
+		memset(big, 'b', sizeof(big));
+		memset(&v, 0, sizeof(v));
+		v.xmin = FirstNormalTransactionId;
+		v.natts = 1;
+		v.data = big;
+		v.datalen = sizeof(big);
+		b = buf_new(16384);
+		b.len = minidb_record_build_as(b.p, b.size, &v, MINIDB_FORMAT_V3);
+		for (int i = 1; i < 20; i++)
+		{
+			v.xmin++;
+			b.len = minidb_record_prepend(b.p, b.size, b.p, b.len, &v);
+		}
+		before = b.len;
+		for (int i = 0; i < 20; i++)
+			keep[i] = (i % 2) == 1;
+		ok(before < 8192 && !minidb_record_prune_fits(b.p, b.len, keep),
+		   "pruning every other of 20 equal 7000-byte versions (%u bytes) would exceed 65535 bytes: prune_fits says no",
+		   before);
+		MINIDB_SHIM_EXPECT_ERROR(caught, len = minidb_record_prune(b.p, b.len, keep));
+		if (!caught)
+			printf("# minidb_record_prune returned %u\n", len);
+		ok(caught && strstr(minidb_shim_last_error, "would grow") != NULL &&
+		   minidb_record_validate(b.p, b.len, &err),
+		   "and minidb_record_prune refuses past the limit too, leaving the record as it was");
+		pfree(b.p);
+	}
+
 	/* an aborted end goes: xid -> no xmax; multixact -> its lockers */
 	{
 		Buf			c;
