@@ -17,12 +17,18 @@
 #                    tables against the same expected file
 #   pgtap            one per assertion in test/pgtap/*.sql
 #   tap              one per top-level assertion in t/*.pl
+#   sanitize         one per verdict line of test/sanitize/run.sh: each
+#                    sql/*.sql and specs/*.spec file run against an ASan +
+#                    UBSan build, the 3 planted errors of its self-test,
+#                    and the standby that replays their WAL
 # A suite whose runner fails without reporting a failed test (a crash, a
 # plan that came up short) adds one failure.  Exit status: 0 only when
 # nothing failed.
 #
 # Environment: FUZZ_SECONDS (60), PLANT_SECONDS (120), MINIDB_CLUSTER_DIR,
-# MINIDB_PORT (see scripts/cluster.sh), KEEP_WORK=1 keeps the work folder.
+# MINIDB_PORT (see scripts/cluster.sh), MINIDB_SANITIZE_PORT (see
+# test/sanitize/run.sh; default: the first free ports after MINIDB_PORT),
+# KEEP_WORK=1 keeps the work folder.
 #
 # The server suites run in a copy of the checkout owned by the postgres user
 # (pg_regress and the TAP tests write into the tree and PostgreSQL will not
@@ -269,6 +275,21 @@ if ls t/*.pl >/dev/null 2>&1; then
 else
     record tap 0 0 "no t/*.pl"
 fi
+
+# ---------------------------------------------------------------- sanitizers
+section "sanitize (test/sanitize/run.sh: regress + isolation, ASan + UBSan build)"
+start=$SECONDS
+KEEP_WORK=1 test/sanitize/run.sh "$WORK/sanitize" >"$LOG/sanitize.log" 2>&1
+rc=$?
+P=$(grep -cE '^sanitize .* \.\.\. ok' "$LOG/sanitize.log")
+F=$(grep -cE '^sanitize .* \.\.\. FAILED' "$LOG/sanitize.log")
+grep -E '^sanitize: [0-9]+ passed|^sanitize .* \.\.\. FAILED' "$LOG/sanitize.log"
+if [ "$F" -gt 0 ]; then
+    # the reports (each in full in the log)
+    grep -E -A40 '^======== (sanitizer report|/)' "$LOG/sanitize.log" | head -150
+fi
+runner_failed $rc && tail -20 "$LOG/sanitize.log"
+record sanitize "$P" "$F" "$((SECONDS - start))s; log $LOG/sanitize.log"
 
 if [ "$TOTAL_FAIL" -eq 0 ] && [ "${KEEP_WORK:-0}" != 1 ]; then
     rm -rf "$WORK"
