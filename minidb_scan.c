@@ -78,6 +78,53 @@ rows_reset(MinidbPageRows *rows)
 	rows->maxoff = InvalidOffsetNumber;
 }
 
+/*
+ * A version's cmin, as far as the page tells: a combo command id of the
+ * current transaction's is resolved; the cid of another transaction's row
+ * that has ended holds its cmax (as heap's t_cid does), which orders it
+ * among that transaction's rows as well as anything can.
+ */
+static CommandId
+version_cmin(const MinidbVersionHeader *vh)
+{
+	if ((vh->vh_flags & MINIDB_V_COMBOCID) &&
+		TransactionIdIsCurrentTransactionId(vh->vh_xmin))
+		return minidb_version_cid(vh);
+	return vh->vh_cid;
+}
+
+/* When the visible version at ref (and the one before it) was written */
+static void
+row_age(MinidbScanDesc scan, char *rec, uint32 len,
+		const MinidbVersionRef *ref, MinidbRowAge *age)
+{
+	MinidbChainIter it;
+	MinidbChainError err;
+	MinidbVersionRef r;
+	bool		damaged = false;
+
+	age->xmin = ref->vh->vh_xmin;
+	age->cmin = version_cmin(ref->vh);
+	age->frozen = (ref->vh->vh_flags & MINIDB_V_FROZEN) != 0;
+	age->prev_xmin = InvalidTransactionId;
+	age->prev_cmin = InvalidCommandId;
+	if (!scan->by_age || !minidb_chain_iter_init(&it, rec, len, &err) ||
+		ref->index + 1 >= it.nversions)
+		return;
+	while (minidb_chain_iter_next(&it, &r, &err, &damaged))
+	{
+		if (r.index < ref->index + 1)
+			continue;
+		if (!(r.vh->vh_flags & MINIDB_V_NODATA_MASK))
+		{
+			age->prev_xmin = (r.vh->vh_flags & MINIDB_V_FROZEN) ?
+				FrozenTransactionId : r.vh->vh_xmin;
+			age->prev_cmin = version_cmin(r.vh);
+		}
+		break;
+	}
+}
+
 /* Append version v of the record rec at tid to the page's rows */
 static void
 rows_append(MinidbScanDesc scan, const char *rec, const MinidbVersionData *v,
@@ -144,6 +191,7 @@ collect_record(MinidbScanDesc scan, Buffer buffer, OffsetNumber off)
 		minidb_ssi_lock_version(scan->base.rs_rd, &tid,
 								scan->base.rs_snapshot, ref.vh->vh_xmin);
 	get_version(scan, rec, &ref, &v);
+	row_age(scan, rec, len, &ref, &scan->rows.ages[scan->rows.nrows]);
 	rows_append(scan, rec, &v, xmax, &tid);
 }
 
@@ -345,20 +393,37 @@ minidb_scan_advance_block(MinidbScanDesc scan, ScanDirection direction)
 
 /*
  * Is row a's version older than row b's: written by an earlier transaction,
- * or by an earlier command of the same one?
+ * or by an earlier command of the same one?  Rows written by one command
+ * are ordered by their versions before it, if any (the order in which the
+ * command came to them, when it was a sequential scan), rows without one
+ * first.  Frozen versions are older than all others and of one age: their
+ * order is their place on the page (CLUSTER and VACUUM FULL freeze what
+ * they write and write it in the order they mean).
  */
 static bool
 row_older(const MinidbPageRows *rows, int a, int b)
 {
-	HeapTupleHeader ta = (HeapTupleHeader) (rows->arena + rows->starts[a]);
-	HeapTupleHeader tb = (HeapTupleHeader) (rows->arena + rows->starts[b]);
-	TransactionId xa = HeapTupleHeaderGetRawXmin(ta);
-	TransactionId xb = HeapTupleHeaderGetRawXmin(tb);
+	const MinidbRowAge *ra = &rows->ages[a];
+	const MinidbRowAge *rb = &rows->ages[b];
+	int			pa,
+				pb;
 
-	if (xa != xb)
-		return TransactionIdPrecedes(xa, xb);
-	return HeapTupleHeaderGetRawCommandId(ta) <
-		HeapTupleHeaderGetRawCommandId(tb);
+	if (ra->frozen || rb->frozen)
+		return ra->frozen && !rb->frozen;
+	if (ra->xmin != rb->xmin)
+		return TransactionIdPrecedes(ra->xmin, rb->xmin);
+	if (ra->cmin != rb->cmin)
+		return ra->cmin < rb->cmin;
+	/* 0: no older version, 1: a frozen one, 2: any other */
+	pa = !TransactionIdIsValid(ra->prev_xmin) ? 0 :
+		ra->prev_xmin == FrozenTransactionId ? 1 : 2;
+	pb = !TransactionIdIsValid(rb->prev_xmin) ? 0 :
+		rb->prev_xmin == FrozenTransactionId ? 1 : 2;
+	if (pa != pb || pa < 2)
+		return pa < pb;
+	if (ra->prev_xmin != rb->prev_xmin)
+		return TransactionIdPrecedes(ra->prev_xmin, rb->prev_xmin);
+	return ra->prev_cmin < rb->prev_cmin;
 }
 
 static void
@@ -367,13 +432,16 @@ rows_swap(MinidbPageRows *rows, int a, int b)
 	OffsetNumber off = rows->offsets[a];
 	uint32		start = rows->starts[a];
 	uint32		len = rows->lens[a];
+	MinidbRowAge age = rows->ages[a];
 
 	rows->offsets[a] = rows->offsets[b];
 	rows->starts[a] = rows->starts[b];
 	rows->lens[a] = rows->lens[b];
+	rows->ages[a] = rows->ages[b];
 	rows->offsets[b] = off;
 	rows->starts[b] = start;
 	rows->lens[b] = len;
+	rows->ages[b] = age;
 }
 
 /*
