@@ -166,6 +166,8 @@ rewrite_add(RewriteWriter *rw, const char *rec, uint32 len)
 	if (!rw->has_page)
 	{
 		minidb_page_init((Page) rw->page.data);
+		MinidbPageGetOpaque((Page) rw->page.data)->md_flags |=
+			MINIDB_PAGE_REWRITTEN;
 		rw->has_page = true;
 	}
 	minidb_page_add_record((Page) rw->page.data, rec, len);

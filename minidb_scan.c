@@ -76,6 +76,7 @@ rows_reset(MinidbPageRows *rows)
 	rows->cur = -1;
 	rows->arena_used = 0;
 	rows->maxoff = InvalidOffsetNumber;
+	rows->rewritten = false;
 }
 
 /*
@@ -214,6 +215,8 @@ collect_page(MinidbScanDesc scan, BlockNumber blkno,
 	minidb_page_check(rel, buffer);
 	maxoff = minidb_page_maxoff(BufferGetPage(buffer));
 	scan->rows.maxoff = maxoff;
+	scan->rows.rewritten = (MinidbPageGetOpaque(BufferGetPage(buffer))->md_flags &
+							MINIDB_PAGE_REWRITTEN) != 0;
 
 	if (offsets == NULL)
 	{
@@ -396,9 +399,13 @@ minidb_scan_advance_block(MinidbScanDesc scan, ScanDirection direction)
  * or by an earlier command of the same one?  Rows written by one command
  * are ordered by their versions before it, if any (the order in which the
  * command came to them, when it was a sequential scan), rows without one
- * first.  Frozen versions are older than all others and of one age: their
+ * first (inserted, or moved there by an UPDATE: their order among the
+ * others is not known).  Frozen versions are older than all others and of one age: their
  * order is their place on the page (CLUSTER and VACUUM FULL freeze what
- * they write and write it in the order they mean).
+ * they write and write it in the order they mean).  On a page CLUSTER or
+ * VACUUM FULL wrote, the rows it wrote keep their place (their versions'
+ * ages need not follow it), and rows updated in place since, known by the
+ * older version their record still holds, come after them.
  */
 static bool
 row_older(const MinidbPageRows *rows, int a, int b)
@@ -408,6 +415,14 @@ row_older(const MinidbPageRows *rows, int a, int b)
 	int			pa,
 				pb;
 
+	if (rows->rewritten)
+	{
+		bool		ua = TransactionIdIsValid(ra->prev_xmin);
+		bool		ub = TransactionIdIsValid(rb->prev_xmin);
+
+		if (!ua || !ub)
+			return !ua && ub;
+	}
 	if (ra->frozen || rb->frozen)
 		return ra->frozen && !rb->frozen;
 	if (ra->xmin != rb->xmin)

@@ -41,6 +41,7 @@ typedef struct MinidbPageRows
 	int			next;			/* bitmap, sample, analyze: next to hand out */
 	int			cur;			/* seq scans: the row handed out last */
 	OffsetNumber maxoff;		/* of the page the rows came from */
+	bool		rewritten;		/* the page has MINIDB_PAGE_REWRITTEN */
 	OffsetNumber offsets[MaxHeapTuplesPerPage];
 	uint32		starts[MaxHeapTuplesPerPage];	/* into arena */
 	uint32		lens[MaxHeapTuplesPerPage];
