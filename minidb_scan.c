@@ -80,18 +80,30 @@ rows_reset(MinidbPageRows *rows)
 }
 
 /*
- * A version's cmin, as far as the page tells: a combo command id of the
- * current transaction's is resolved; the cid of another transaction's row
- * that has ended holds its cmax (as heap's t_cid does), which orders it
- * among that transaction's rows as well as anything can.
+ * A version's cmin, as far as the page tells, or InvalidCommandId.  A
+ * combo command id is resolved when it is the current transaction's, and
+ * unknown otherwise.  A V3 record keeps the cmax of the row's end in the
+ * cid of its newest data version (as heap's t_cid does): that version's
+ * cmin is unknown (ended says the record has an end).
  */
 static CommandId
-version_cmin(const MinidbVersionHeader *vh)
+version_cmin(const MinidbVersionHeader *vh, bool ended)
 {
-	if ((vh->vh_flags & MINIDB_V_COMBOCID) &&
-		TransactionIdIsCurrentTransactionId(vh->vh_xmin))
-		return minidb_version_cid(vh);
-	return vh->vh_cid;
+	if (vh->vh_flags & MINIDB_V_COMBOCID)
+		return TransactionIdIsCurrentTransactionId(vh->vh_xmin) ?
+			minidb_version_cid(vh) : InvalidCommandId;
+	return ended ? InvalidCommandId : vh->vh_cid;
+}
+
+/* Does the V3 record rec have an end (its row deleted or moved)? */
+static bool
+v3_record_ended(const char *rec)
+{
+	uint8		info = (uint8) rec[0];
+	uint8		xinfo = (uint8) rec[1];
+
+	return minidb_record_format_of(rec) == MINIDB_FORMAT_V3 &&
+		(info & MINIDB_R3_XMAX) && !(xinfo & MINIDB_R3X_LOCK_ONLY);
 }
 
 /* When the visible version at ref (and the one before it) was written */
@@ -105,7 +117,8 @@ row_age(MinidbScanDesc scan, char *rec, uint32 len,
 	bool		damaged = false;
 
 	age->xmin = ref->vh->vh_xmin;
-	age->cmin = version_cmin(ref->vh);
+	/* with an end, index 0 is its virtual marker and 1 the newest data */
+	age->cmin = version_cmin(ref->vh, ref->index == 1 && v3_record_ended(rec));
 	age->frozen = (ref->vh->vh_flags & MINIDB_V_FROZEN) != 0;
 	age->prev_xmin = InvalidTransactionId;
 	age->prev_cmin = InvalidCommandId;
@@ -120,7 +133,7 @@ row_age(MinidbScanDesc scan, char *rec, uint32 len,
 		{
 			age->prev_xmin = (r.vh->vh_flags & MINIDB_V_FROZEN) ?
 				FrozenTransactionId : r.vh->vh_xmin;
-			age->prev_cmin = version_cmin(r.vh);
+			age->prev_cmin = version_cmin(r.vh, false);
 		}
 		break;
 	}
@@ -427,6 +440,9 @@ row_older(const MinidbPageRows *rows, int a, int b)
 		return ra->frozen && !rb->frozen;
 	if (ra->xmin != rb->xmin)
 		return TransactionIdPrecedes(ra->xmin, rb->xmin);
+	/* a cmin not known: keep their places (rows one transaction wrote) */
+	if (ra->cmin == InvalidCommandId || rb->cmin == InvalidCommandId)
+		return false;
 	if (ra->cmin != rb->cmin)
 		return ra->cmin < rb->cmin;
 	/* 0: no older version, 1: a frozen one, 2: any other */
