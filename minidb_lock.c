@@ -915,6 +915,15 @@ minidb_tuple_lock(Relation rel, ItemPointer tid, Snapshot snapshot,
 		}
 	}
 
+	/*
+	 * Following a concurrent update, heap hands over a version at another
+	 * TID, which EvalPlanQual's TID quals (WHERE ctid = ..., a TID range)
+	 * no longer match.  The row here kept its TID: the slot gets it marked
+	 * as the newest version's, which those quals do not match either, and
+	 * which every minidb callback takes for the row's TID.
+	 */
+	if (tuple && step.result == TM_Ok && tmfd->traversed)
+		tuple->t_self = *tid;
 	if (tuple)
 		ExecStoreHeapTuple(tuple, slot, true);
 	return step.result;
