@@ -422,6 +422,15 @@ typedef struct MinidbLockers
 } MinidbLockers;
 
 extern void minidb_record_get_lockers(const char *rec, MinidbLockers *lk);
+
+/*
+ * V3: the transaction that ended the row (deleted or moved it), when its
+ * xmax is that one xid (not a MultiXactId, not a lock); *keys_updated says
+ * whether it changed a key column.  False otherwise, and for V1 and V2.
+ */
+extern bool minidb_record_get_single_ender(const char *rec,
+										   TransactionId *xid,
+										   bool *keys_updated);
 /* Where a moved row went; false when the row did not move (or moved to
  * another partition, *moved_part then true) */
 extern bool minidb_record_get_successor(const char *rec, ItemPointer succ,

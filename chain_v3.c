@@ -565,6 +565,20 @@ v3_get_lockers(const char *rec, MinidbLockers *lk)
 }
 
 bool
+v3_get_single_ender(const char *rec, TransactionId *xid, bool *keys_updated)
+{
+	uint8		info = (uint8) rec[0];
+	uint8		xinfo = (uint8) rec[1];
+
+	if (!(info & MINIDB_R3_XMAX) ||
+		(xinfo & (MINIDB_R3X_LOCK_ONLY | MINIDB_R3X_XMAX_MULTI)))
+		return false;
+	memcpy(xid, rec + MINIDB_R3_INFO_PREFIX, R3_XMAX_SIZE);
+	*keys_updated = (xinfo & MINIDB_R3X_KEYS_UPDATED) != 0;
+	return true;
+}
+
+bool
 v3_get_successor(const char *rec, ItemPointer succ, bool *moved_part)
 {
 	uint8		info = (uint8) rec[0];
@@ -1579,9 +1593,27 @@ v3_set_lockers(char *out, uint32 outsize, const char *rec, uint32 reclen,
 	 */
 	info = h.info & MINIDB_R3_SUCC;
 	xinfo = h.xinfo & MINIDB_R3X_SPEC;
-	if (h.has_end && !(h.xinfo & MINIDB_R3X_SPEC))
-		info &= ~MINIDB_R3_SUCC;
-	lockers_fields(lk, &info, &xinfo, &xmax);
+	if (h.has_end && lk != NULL && lk->with_updater && lk->multi &&
+		TransactionIdIsValid(lk->xid))
+	{
+		/*
+		 * A MultiXactId of the row's ender and its lockers: the end stays
+		 * (moved or deleted, with its successor), its xmax becomes the
+		 * multixact, as heap's compute_new_xmax_infomask keeps an update
+		 * beside the lockers that came after it.
+		 */
+		info = h.info & (MINIDB_R3_XMAX | MINIDB_R3_SUCC);
+		xinfo = (h.xinfo & (MINIDB_R3X_MOVED | MINIDB_R3X_KEYS_UPDATED |
+							MINIDB_R3X_MOVED_PART | MINIDB_R3X_SPEC)) |
+			MINIDB_R3X_XMAX_MULTI;
+		xmax = lk->xid;
+	}
+	else
+	{
+		if (h.has_end && !(h.xinfo & MINIDB_R3X_SPEC))
+			info &= ~MINIDB_R3_SUCC;
+		lockers_fields(lk, &info, &xinfo, &xmax);
+	}
 
 	if (prefix_len(info) == prefix_len(h.info))
 	{

@@ -199,8 +199,13 @@ prune_plan_for(Relation rel, Page page, OffsetNumber off, Buffer buffer,
 							  buffer, keep, n, &floor);
 	if (nkeep > 0 && nkeep < *n)
 	{
-		/* as heap_page_prune: the pruned versions are dead tuples no more */
-		pgstat_update_heap_dead_tuples(rel, *n - nkeep);
+		/*
+		 * No pgstat_update_heap_dead_tuples here: heap removes nothing when
+		 * it updates or deletes a row (its HOT chain waits for a page prune
+		 * or VACUUM), so its n_dead_tup still counts these versions; the
+		 * counters follow heap's (PostgreSQL's isolation spec stats), and
+		 * VACUUM reports the true count.
+		 */
 		return keep;
 	}
 	pfree(keep);

@@ -33,8 +33,15 @@
 typedef struct MinidbPageOpaqueData
 {
 	uint16		md_magic;
-	uint16		md_flags;		/* none yet */
+	uint16		md_flags;		/* MINIDB_PAGE_* */
 } MinidbPageOpaqueData;
+
+/*
+ * Written by CLUSTER or VACUUM FULL: the page's records are in the order
+ * the rewrite meant (an index's), not in the order their versions were
+ * written; sequential scans keep it (see rows_order_by_age).
+ */
+#define MINIDB_PAGE_REWRITTEN	0x0001
 
 typedef MinidbPageOpaqueData *MinidbPageOpaque;
 

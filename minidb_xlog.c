@@ -430,6 +430,7 @@ minidb_log_lockers(Relation rel, Buffer buffer, OffsetNumber off,
 		xlrec.locker = lk->xid;
 		xlrec.lockmode = lk->mode;
 		xlrec.flags = (lk->multi ? XLMD_LOCK_MULTI : 0) |
+			(lk->with_updater ? XLMD_LOCK_WITH_UPDATER : 0) |
 			(clear_vm ? XLMD_VM_CLEARED : 0);
 		XLogBeginInsert();
 		XLogRegisterData((char *) &xlrec, SizeOfMinidbLock);
@@ -876,7 +877,7 @@ redo_lock(XLogReaderState *record)
 		lk.xid = xlrec.locker;
 		lk.mode = xlrec.lockmode;
 		lk.multi = (xlrec.flags & XLMD_LOCK_MULTI) != 0;
-		lk.with_updater = false;
+		lk.with_updater = (xlrec.flags & XLMD_LOCK_WITH_UPDATER) != 0;
 		rec = minidb_lockers_build(page, xlrec.offnum, &lk, &reclen);
 		minidb_page_replace_record(page, xlrec.offnum, rec, reclen);
 		pfree(rec);

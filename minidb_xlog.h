@@ -83,6 +83,7 @@ typedef struct xl_minidb_move
  * XLMD_VM_CLEARED the page's all-frozen bit was cleared.
  */
 #define XLMD_LOCK_MULTI			0x01	/* locker is a MultiXactId */
+#define XLMD_LOCK_WITH_UPDATER	0x02	/* ... that also holds the row's ender */
 
 typedef struct xl_minidb_lock
 {
