@@ -93,8 +93,12 @@ minidb_head_lock_mode(const MinidbVersionHeader *head, bool only_version)
 static bool
 has_lockers(const MinidbRecordHeader *rh)
 {
-	return rh->rh_lockmode != MINIDB_LOCK_NONE &&
-		TransactionIdIsValid(rh->rh_locker);
+	if (rh->rh_lockmode == MINIDB_LOCK_NONE ||
+		!TransactionIdIsValid(rh->rh_locker))
+		return false;
+	/* a damaged locker must not be waited for, nor looked up */
+	minidb_lockers_sane(rh);
+	return true;
 }
 
 /* The lock-only members of the record's multixact (none when all ended) */

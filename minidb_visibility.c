@@ -20,6 +20,7 @@
 #include "postgres.h"
 
 #include "access/htup_details.h"
+#include "access/multixact.h"
 #include "access/subtrans.h"
 #include "access/transam.h"
 #include "access/xact.h"
@@ -27,6 +28,8 @@
 #include "storage/bufmgr.h"
 #include "storage/predicate.h"
 #include "storage/procarray.h"
+#include "utils/lsyscache.h"
+#include "utils/relfilenodemap.h"
 #include "utils/snapmgr.h"
 
 #include "chain.h"
@@ -79,6 +82,138 @@ minidb_set_hint(MinidbVersionHeader *vh, Buffer buffer, uint16 hint,
 	MarkBufferDirtyHint(buffer, true);
 }
 
+/* ----------------------------------------------------------------
+ * Transaction IDs read from records
+ *
+ * A damaged byte can turn a version's xmin, or a row locker, into any
+ * number.  Before such an ID is looked up in the commit log or the
+ * procarray, or taken for running because a snapshot's xmax lies below
+ * it, it must be one that was assigned and whose status is still kept:
+ * else the lookup fails with an error that names no record ("could not
+ * access status of transaction"), answers "aborted" for an ID that was
+ * never used (the version would vanish, and pruning would remove it), or
+ * "running" forever (a writer would wait for it).  These checks sit on
+ * those slow paths only; a hinted version older than the snapshot's xmin
+ * costs nothing more.  Damage raises ERRCODE_DATA_CORRUPTED naming the
+ * relation, the record's TID and the version.
+ * ----------------------------------------------------------------
+ */
+
+/* Is xid (normal) assigned, and its status still in the commit log? */
+static bool
+xid_in_range(TransactionId xid)
+{
+	if (!TransactionIdIsNormal(xid))
+		return true;
+	/* only moves forward; a stale value is an older, smaller one */
+	if (TransactionIdPrecedes(xid, ShmemVariableCache->oldestClogXid))
+		return false;
+	if (TransactionIdIsValid(RecentXmin) && TransactionIdPrecedes(xid, RecentXmin))
+		return true;
+	return TransactionIdPrecedes(xid, ReadNextTransactionId());
+}
+
+/*
+ * The version or record header at 'where' holds transaction ID (or
+ * multixact) 'xid' in 'field', out of range: raise ERRCODE_DATA_CORRUPTED
+ * naming the relation, TID and version when 'where' lies on a buffer's
+ * page (it does, except for private copies).
+ */
+void
+minidb_report_bad_xid(const void *where, const char *field, uint32 xid,
+					  bool multi)
+{
+	Buffer		buffer;
+	OffsetNumber off;
+	char	   *what;
+
+	if (multi)
+	{
+		MultiXactId oldest;
+		MultiXactId next;
+
+		ReadMultiXactIdRange(&oldest, &next);
+		what = psprintf("multixact %u is not one of the existing %u to %u",
+						xid, oldest, next - 1);
+	}
+	else
+		what = psprintf("transaction ID %u is not one whose status is known (%u to %u)",
+						xid, ShmemVariableCache->oldestClogXid,
+						ReadNextTransactionId() - 1);
+
+	if (minidb_page_locate(where, &buffer, &off))
+	{
+		Page		page = BufferGetPage(buffer);
+		char	   *rec = PageGetItem(page, PageGetItemId(page, off));
+		uint32		len = ItemIdGetLength(PageGetItemId(page, off));
+		RelFileNode rnode;
+		ForkNumber	fork;
+		BlockNumber blkno;
+		Oid			relid;
+		char	   *relname = NULL;
+		int			version = -1;
+		MinidbChainIter it;
+		MinidbVersionRef ref;
+		MinidbChainError err;
+		bool		damaged;
+
+		BufferGetTag(buffer, &rnode, &fork, &blkno);
+		relid = RelidByRelfilenode(rnode.spcNode, rnode.relNode);
+		if (OidIsValid(relid))
+			relname = get_rel_name(relid);
+		if (minidb_chain_iter_init(&it, rec, len, &err))
+			while (minidb_chain_iter_next(&it, &ref, &err, &damaged))
+				if ((char *) ref.vh == (char *) where)
+					version = ref.index;
+		if (version >= 0)
+			ereport(ERROR,
+					(errcode(ERRCODE_DATA_CORRUPTED),
+					 errmsg("corrupted minidb record in relation \"%s\" at TID (%u,%u)",
+							relname ? relname : "?", blkno, off),
+					 errdetail("Version %d, field \"%s\": %s.", version,
+							   field, what)));
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("corrupted minidb record in relation \"%s\" at TID (%u,%u)",
+						relname ? relname : "?", blkno, off),
+				 errdetail("Record header field \"%s\": %s.", field, what)));
+	}
+	ereport(ERROR,
+			(errcode(ERRCODE_DATA_CORRUPTED),
+			 errmsg("corrupted minidb record"),
+			 errdetail("Field \"%s\": %s.", field, what)));
+}
+
+/* vh's xmin may be looked up: else ERROR */
+static inline void
+check_xmin(MinidbVersionHeader *vh)
+{
+	if (unlikely(!xid_in_range(vh->vh_xmin)))
+		minidb_report_bad_xid(vh, "vh_xmin", vh->vh_xmin, false);
+}
+
+/*
+ * A row locker (xid or multixact) may be looked up: else ERROR.  For the
+ * lock layer, before it asks whether the lockers run.
+ */
+void
+minidb_lockers_sane(const MinidbRecordHeader *rh)
+{
+	if (rh->rh_flags & MINIDB_REC_LOCK_MULTI)
+	{
+		MultiXactId oldest;
+		MultiXactId next;
+
+		ReadMultiXactIdRange(&oldest, &next);
+		if (!MultiXactIdIsValid(rh->rh_locker) ||
+			MultiXactIdPrecedes(rh->rh_locker, oldest) ||
+			!MultiXactIdPrecedes(rh->rh_locker, next))
+			minidb_report_bad_xid(rh, "rh_locker", rh->rh_locker, true);
+	}
+	else if (!xid_in_range(rh->rh_locker))
+		minidb_report_bad_xid(rh, "rh_locker", rh->rh_locker, false);
+}
+
 /*
  * Has vh's creator committed?  For versions of other, finished
  * transactions; sets the hint either way.
@@ -90,6 +225,7 @@ minidb_xid_committed(MinidbVersionHeader *vh, Buffer buffer)
 		return true;
 	if (vh->vh_flags & MINIDB_V_XMIN_ABORTED)
 		return false;
+	check_xmin(vh);
 	if (TransactionIdIsInProgress(vh->vh_xmin))
 		return false;
 	if (TransactionIdDidCommit(vh->vh_xmin))
@@ -112,6 +248,7 @@ minidb_xid_aborted(MinidbVersionHeader *vh, Buffer buffer)
 		return true;
 	if (vh->vh_flags & (MINIDB_V_XMIN_COMMITTED | MINIDB_V_FROZEN))
 		return false;
+	check_xmin(vh);
 	if (TransactionIdIsCurrentTransactionId(vh->vh_xmin))
 		return false;
 	if (TransactionIdIsInProgress(vh->vh_xmin))
@@ -131,8 +268,17 @@ mvcc_sees(MinidbVersionHeader *vh, MinidbVisArg *va)
 	if (vh->vh_flags & MINIDB_V_FROZEN)
 		return true;
 	if (vh->vh_flags & MINIDB_V_XMIN_COMMITTED)
+	{
+		/* beyond the snapshot's xmax: running to it, if it exists at all */
+		if (unlikely(TransactionIdFollowsOrEquals(xmin, snapshot->xmax)))
+			check_xmin(vh);
 		return !XidInMVCCSnapshot(xmin, snapshot);
+	}
 
+	/* below the snapshot's xmax, it was assigned: only its status may be gone */
+	if (!TransactionIdPrecedes(xmin, snapshot->xmax) ||
+		TransactionIdPrecedes(xmin, ShmemVariableCache->oldestClogXid))
+		check_xmin(vh);
 	if (TransactionIdIsCurrentTransactionId(xmin))
 		return vh->vh_cid < snapshot->curcid;
 	if (XidInMVCCSnapshot(xmin, snapshot))
@@ -291,6 +437,7 @@ visible_dirty(MinidbVersionHeader *vh, int index, void *arg)
 		return false;
 	if (vh->vh_flags & (MINIDB_V_XMIN_COMMITTED | MINIDB_V_FROZEN))
 		return true;
+	check_xmin(vh);
 	if (TransactionIdIsCurrentTransactionId(xmin))
 		return true;
 	if (TransactionIdIsInProgress(xmin))

@@ -1,0 +1,723 @@
+# Damaged pages: single-byte flips, a zeroed page, a truncated file
+# (issue 11, "a corruption test").
+#
+# A minidb table with every kind of record (frozen and not, V1 and V2,
+# chains several versions deep kept by a prepared transaction that holds
+# the horizon, rolled-back versions, moved rows, tombstones, single and
+# multixact row lockers, NULLs, TOAST values) is written, checkpointed, and
+# the cluster stopped and copied ("pristine").  Then, round after round,
+# with the server stopped: the pristine data directory comes back, one byte
+# of every page is XORed with a random nonzero value (a seeded PRNG picks
+# page, byte and value among the line pointers, record headers, V2
+# directories and version headers), the server starts, and
+#
+#	reads	every page by a TID range scan, every row of it by an index
+#			scan (primary key), each in a subtransaction;
+#	verify	minidb_verify(c, check_toast, check_indexes);
+#	writes	per page, UPDATE of every row and DELETE of some; VACUUM;
+#	reads	again, by index, against what the same writes give on the
+#			pristine table; no id twice in the table.
+#
+# One flip per page and round: an error names the block whose flip caused
+# it.  Every flip must be harmless (the same rows come back) or raise an
+# ERROR with SQLSTATE XX001 or XX002 naming relation, block and offset;
+# minidb_verify must list every record a read refused.  The one exception
+# is a flip of a version's hint bits alone (committed/aborted/frozen),
+# which nothing can tell from a real hint without page checksums (heap's
+# are the same): it may change what reads return, and minidb_verify must
+# then report it (it checks hints against the commit log).  No round may
+# crash the server (no "terminated by signal", PANIC or TRAP in the log).
+#
+# Then a page is zeroed, and, separately, the file is truncated at a page
+# boundary: reads do not crash, errors are XX001, and minidb_verify with
+# check_indexes lists the index entries that point into the zeroed page or
+# past the end.
+#
+# The test prints its counts: flips, harmless, detected by reads, detected
+# by writes, silent hint-bit flips, found by minidb_verify.
+#
+# Knobs: MINIDB_CORRUPTION_SEED (default 20261201), MINIDB_CORRUPTION_FLIPS
+# (at least this many flips, default 1000).
+use strict;
+use warnings;
+use PostgreSQL::Test::Cluster;
+use PostgreSQL::Test::Utils;
+use Test::More;
+use File::Copy;
+use File::Path qw(rmtree);
+
+my $seed = $ENV{MINIDB_CORRUPTION_SEED} // 20261201;
+my $want_flips = $ENV{MINIDB_CORRUPTION_FLIPS} // 1000;
+srand($seed);
+note "seed $seed";
+
+my $node = PostgreSQL::Test::Cluster->new('corruption');
+$node->init;
+$node->append_conf('postgresql.conf', qq{
+autovacuum = off
+max_prepared_transactions = 5
+log_statement = none
+statement_timeout = '60s'
+jit = off
+});
+$node->start;
+
+$node->safe_psql('postgres', q{
+CREATE EXTENSION minidb_am;
+CREATE TABLE c (id int PRIMARY KEY, k int, v text, pad text) USING minidb
+  WITH (autovacuum_enabled = off);
+CREATE INDEX c_k ON c (k);
+ALTER TABLE c ALTER COLUMN pad SET STORAGE EXTERNAL;
+-- frozen and all-visible
+INSERT INTO c SELECT g, g % 97, 'v' || g,
+       CASE WHEN g % 3 = 0 THEN NULL ELSE repeat('p', g % 40) END
+  FROM generate_series(1, 4000) g;
+VACUUM (FREEZE) c;
+-- format V1 records
+SET minidb.record_format = 'v1';
+INSERT INTO c SELECT g, g % 97, 'v' || g,
+       CASE WHEN g % 4 = 0 THEN NULL ELSE repeat('q', g % 30) END
+  FROM generate_series(4001, 7000) g;
+RESET minidb.record_format;
+-- TOAST values (external, uncompressed)
+INSERT INTO c SELECT g, g % 97, 'big' || g, repeat(md5(g::text), 80)
+  FROM generate_series(7001, 7040) g;
+INSERT INTO c SELECT g, g % 97, 'v' || g, NULL
+  FROM generate_series(7041, 10000) g;
+});
+# the horizon stays here: every version written after it is kept
+$node->safe_psql('postgres', q{
+BEGIN; SELECT txid_current(); PREPARE TRANSACTION 'hold';
+});
+$node->safe_psql('postgres', q{
+UPDATE c SET v = v || '+' WHERE id % 4 = 0;
+UPDATE c SET v = v || '+' WHERE id % 8 = 0;
+BEGIN; UPDATE c SET v = v || 'x' WHERE id % 16 = 0; ROLLBACK;
+UPDATE c SET v = v || '*' WHERE id % 16 = 0;
+UPDATE c SET k = k + 1000 WHERE id % 10 = 1;
+UPDATE c SET pad = repeat(md5(id::text), 90) WHERE id BETWEEN 7001 AND 7010;
+DELETE FROM c WHERE id % 50 = 7;
+VACUUM c;
+-- row lockers, after VACUUM (which forgets the ended ones): single xids
+SELECT count(*) FROM (SELECT 1 FROM c WHERE id % 30 = 2 FOR SHARE) s;
+});
+# and multixacts: two lockers at once
+$node->safe_psql('postgres', q{
+BEGIN; SELECT count(*) FROM (SELECT 1 FROM c WHERE id % 30 = 3 FOR KEY SHARE) s;
+PREPARE TRANSACTION 'lockers';
+});
+$node->safe_psql('postgres', q{
+SELECT count(*) FROM (SELECT 1 FROM c WHERE id % 30 = 3 FOR SHARE) s;
+COMMIT PREPARED 'lockers';
+});
+
+# What the checks run: each returns 'ok <md5>' or 'error <sqlstate> <message> | <detail>'
+$node->safe_psql('postgres', q{
+CREATE TABLE expect AS SELECT (ctid::text::point)[0]::int AS page,
+       (ctid::text::point)[1]::int AS off, id FROM c;
+CREATE FUNCTION outcome(st text, msg text, det text) RETURNS text
+LANGUAGE sql AS $$ SELECT 'error ' || st || ' ' || msg || ' | ' || coalesce(det, '') $$;
+CREATE FUNCTION page_rows(p int) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE r text; st text; msg text; det text;
+BEGIN
+	SELECT md5(coalesce(string_agg(ctid::text || ':' || md5(c::text), ',' ORDER BY ctid), ''))
+	  INTO r FROM c
+	 WHERE ctid >= format('(%s,0)', p)::tid AND ctid < format('(%s,0)', p + 1)::tid;
+	RETURN 'ok ' || r;
+EXCEPTION WHEN others THEN
+	GET STACKED DIAGNOSTICS st = RETURNED_SQLSTATE, msg = MESSAGE_TEXT, det = PG_EXCEPTION_DETAIL;
+	RETURN outcome(st, msg, det);
+END $$;
+CREATE FUNCTION page_index_rows(p int) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE r text; st text; msg text; det text;
+BEGIN
+	SELECT md5(coalesce(string_agg(id::text || ':' || md5(c::text), ',' ORDER BY id), ''))
+	  INTO r FROM c WHERE id = ANY (ARRAY(SELECT e.id FROM expect e WHERE e.page = p));
+	RETURN 'ok ' || r;
+EXCEPTION WHEN others THEN
+	GET STACKED DIAGNOSTICS st = RETURNED_SQLSTATE, msg = MESSAGE_TEXT, det = PG_EXCEPTION_DETAIL;
+	RETURN outcome(st, msg, det);
+END $$;
+CREATE FUNCTION page_write(p int) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE st text; msg text; det text;
+BEGIN
+	-- the page's own rows: not those an earlier UPDATE moved here
+	UPDATE c SET v = v || 'u'
+	 WHERE ctid >= format('(%s,0)', p)::tid AND ctid < format('(%s,0)', p + 1)::tid
+	   AND id = ANY (ARRAY(SELECT e.id FROM expect e WHERE e.page = p));
+	DELETE FROM c
+	 WHERE ctid >= format('(%s,0)', p)::tid AND ctid < format('(%s,0)', p + 1)::tid
+	   AND id = ANY (ARRAY(SELECT e.id FROM expect e WHERE e.page = p))
+	   AND id % 5 = 0;
+	RETURN 'ok';
+EXCEPTION WHEN others THEN
+	GET STACKED DIAGNOSTICS st = RETURNED_SQLSTATE, msg = MESSAGE_TEXT, det = PG_EXCEPTION_DETAIL;
+	RETURN outcome(st, msg, det);
+END $$;
+CREATE FUNCTION page_ids(p int) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE r text; st text; msg text; det text;
+BEGIN
+	SELECT 'ok ' || coalesce(string_agg(id::text, ',' ORDER BY id), '') INTO r FROM c
+	 WHERE ctid >= format('(%s,0)', p)::tid AND ctid < format('(%s,0)', p + 1)::tid;
+	RETURN r;
+EXCEPTION WHEN others THEN
+	GET STACKED DIAGNOSTICS st = RETURNED_SQLSTATE, msg = MESSAGE_TEXT, det = PG_EXCEPTION_DETAIL;
+	RETURN outcome(st, msg, det);
+END $$;
+CHECKPOINT;
+});
+
+my $nblocks = $node->safe_psql('postgres',
+	q{SELECT pg_relation_size('c') / 8192});
+my $path = $node->data_dir . '/'
+  . $node->safe_psql('postgres', q{SELECT pg_relation_filepath('c')});
+note "table c: $nblocks pages, "
+  . $node->safe_psql('postgres', q{SELECT count(*) FROM c}) . " rows";
+is($node->safe_psql('postgres', q{SELECT count(*) FROM minidb_verify('c', true, true)}),
+	'0', 'minidb_verify finds nothing on the pristine table');
+
+# The checks, as the psql calls of a round run them: page => outcome
+sub per_page
+{
+	my ($func, $settings, $pages) = @_;
+	my ($ret, $out, $err) = $node->psql('postgres',
+		"$settings SELECT p, $func(p) FROM unnest('{"
+		  . join(',', @$pages) . "}'::int[]) p",
+		timeout => 600);
+	my %r;
+	for my $line (split /\n/, $out)
+	{
+		my ($p, $o) = split /\|/, $line, 2;
+		$r{$p} = $o;
+	}
+	$r{$_} //= "error none psql: $err" for @$pages;
+	return \%r;
+}
+my $settings_tid = 'SET enable_seqscan = off;';
+my $settings_idx =
+  'SET enable_seqscan = off; SET enable_bitmapscan = off; SET enable_tidscan = off;';
+my @all_pages = (0 .. $nblocks - 1);
+
+# Expected outcomes on the pristine table: reads, then after the writes
+my $pristine_reads = per_page('page_rows', $settings_tid, \@all_pages);
+my $pristine_index = per_page('page_index_rows', $settings_idx, \@all_pages);
+$node->stop;
+my $pristine = PostgreSQL::Test::Utils::tempdir . '/pristine';
+PostgreSQL::Test::RecursiveCopy::copypath($node->data_dir, $pristine);
+$node->start;
+my $pristine_writes = per_page('page_write', '', \@all_pages);
+$node->safe_psql('postgres', 'VACUUM c');
+my $pristine_after = per_page('page_index_rows', $settings_idx, \@all_pages);
+$node->stop;
+is(scalar(grep { !/^ok/ } values %$pristine_reads, values %$pristine_index,
+			values %$pristine_writes, values %$pristine_after),
+	0, 'every check passes on the pristine table');
+
+# ---------------------------------------------------------------------
+# The page layout: every byte worth flipping, with what it is
+# ---------------------------------------------------------------------
+sub page_targets
+{
+	my ($page) = @_;
+	my @t;
+	my ($lower) = unpack('v', substr($page, 12, 2));
+	my $nlp = int(($lower - 24) / 4);
+	for my $i (1 .. $nlp)
+	{
+		my $lpo = 24 + ($i - 1) * 4;
+		my $lp = unpack('V', substr($page, $lpo, 4));
+		push @t, map { [ $lpo + $_, "line pointer $i byte $_" ] } 0 .. 3;
+		my ($off, $flags, $len) = ($lp & 0x7fff, ($lp >> 15) & 3, $lp >> 17);
+		next unless $flags == 1 && $len >= 24 && $off + $len <= 8192;
+		my ($format, undef, $n, $rlen) = unpack('CCvV', substr($page, $off, 8));
+		my @rh = (
+			[ 0, 'rh_format' ], [ 1, 'rh_flags' ], [ 2, 'rh_nversions' ],
+			[ 4, 'rh_len' ], [ 8, 'rh_locker' ], [ 12, 'rh_lockmode' ],
+			[ 14, 'rh_successor' ]);
+		for my $b (0 .. 19)
+		{
+			my $name = (grep { $_->[0] <= $b } @rh)[-1][1];
+			push @t, [ $off + $b, "record $i $name" ];
+		}
+		my @vers;
+		if ($format == 2)
+		{
+			push @t, map { [ $off + 20 + $_, "record $i rh_dir" ] } 0 .. 2 * $n - 1;
+			@vers = map { unpack('v', substr($page, $off + 20 + 2 * $_, 2)) } 0 .. $n - 1;
+		}
+		else
+		{
+			my $vo = 24;
+			for (1 .. $n)
+			{
+				last if $vo + 16 > $len;
+				push @vers, $vo;
+				my $vlen = unpack('v', substr($page, $off + $vo + 12, 2));
+				$vo = ($vo + $vlen + 7) & ~7;
+			}
+		}
+		my @vh = (
+			[ 0, 'vh_xmin' ], [ 4, 'vh_cid' ], [ 8, 'vh_flags' ], [ 10, 'vh_natts' ],
+			[ 12, 'vh_len' ], [ 14, 'vh_hoff' ], [ 15, 'vh_reserved' ]);
+		for my $v (0 .. $#vers)
+		{
+			next if $vers[$v] + 16 > $len;
+			for my $b (0 .. 15)
+			{
+				my $name = (grep { $_->[0] <= $b } @vh)[-1][1];
+				my $nb = $b - (grep { $_->[0] <= $b } @vh)[-1][0];
+				push @t, [ $off + $vers[$v] + $b, "record $i version $v $name byte $nb" ];
+			}
+		}
+	}
+	return \@t;
+}
+
+sub log_has_crash
+{
+	my ($from) = @_;
+	my $log = PostgreSQL::Test::Utils::slurp_file($node->logfile);
+	$log = substr($log, $from);
+	my @bad = $log =~ /^.*(?:terminated by signal|PANIC|TRAP:).*$/mg;
+	return join("\n", @bad);
+}
+
+sub restore_pristine
+{
+	rmtree($node->data_dir);
+	PostgreSQL::Test::RecursiveCopy::copypath($pristine, $node->data_dir);
+	chmod 0700, $node->data_dir;
+}
+
+# Does an error name relation c, a block and an offset, with XX001/XX002?
+sub error_block
+{
+	my ($o) = @_;
+	return undef unless $o =~ /^error (XX001|XX002) /;
+	return undef unless $o =~ /relation "c"/;
+	return [ $1, $2 ] if $o =~ /\bTID \((\d+),(\d+)\)/;
+	return undef;
+}
+
+# ---------------------------------------------------------------------
+# Targeted damage, one of each kind the random rounds may or may not
+# hit, on pages of their own: what reads raise, what minidb_verify says
+# ---------------------------------------------------------------------
+sub read_block
+{
+	my ($file, $p) = @_;
+	open(my $fh, '<:raw', $file) or die "open $file: $!";
+	my $page;
+	sysseek($fh, $p * 8192, 0) or die;
+	sysread($fh, $page, 8192) == 8192 or die;
+	close($fh);
+	return $page;
+}
+
+sub write_bytes
+{
+	my ($file, $pos, $bytes) = @_;
+	open(my $fh, '+<:raw', $file) or die "open $file: $!";
+	sysseek($fh, $pos, 0) or die;
+	syswrite($fh, $bytes) == length($bytes) or die;
+	close($fh);
+}
+
+sub lp_of
+{
+	my ($page, $i) = @_;
+	my $lp = unpack('V', substr($page, 24 + ($i - 1) * 4, 4));
+	return ($lp & 0x7fff, ($lp >> 15) & 3, $lp >> 17);
+}
+
+# offset of version 0 of the record at lp_off $off
+sub version0
+{
+	my ($page, $off) = @_;
+	my ($format) = unpack('C', substr($page, $off, 1));
+	return $format == 2 ? unpack('v', substr($page, $off + 20, 2)) : 24;
+}
+
+{
+	restore_pristine();
+	$node->start;
+	my $next = $node->safe_psql('postgres', 'SELECT txid_current()');
+	my %tid = map {
+		my ($b, $o) = $node->safe_psql('postgres', "SELECT ctid FROM c WHERE id = $_")
+		  =~ /\((\d+),(\d+)\)/;
+		$_ => [ $b, $o ];
+	} (4005, 7105, 7205, 4292, 7505);
+	# a row a later transaction made, for a moved row's successor to name
+	my ($sb, $so) = $node->safe_psql('postgres',
+		q{INSERT INTO c VALUES (20002, 1, 'later', NULL) RETURNING ctid})
+	  =~ /\((\d+),(\d+)\)/;
+	my $toast = $node->data_dir . '/' . $node->safe_psql('postgres',
+		q{SELECT pg_relation_filepath(reltoastrelid) FROM pg_class WHERE oid = 'c'::regclass});
+	$node->stop;
+	my %page = map { $tid{$_}[0] => 1 } keys %tid;
+	is(scalar(keys %page), scalar(keys %tid), 'the targets lie on pages of their own');
+
+	# 4005: its line pointer's flags say "unused", its offset and length stay
+	my ($b, $o) = @{ $tid{4005} };
+	my $lpw = unpack('V', substr(read_block($path, $b), 24 + ($o - 1) * 4, 4));
+	write_bytes($path, $b * 8192 + 24 + ($o - 1) * 4, pack('V', $lpw & ~(3 << 15)));
+	# 7105: its line pointer is a copy of its neighbour's, a record as long
+	($b, $o) = @{ $tid{7105} };
+	my $page = read_block($path, $b);
+	my ($off, undef, $len) = lp_of($page, $o);
+	my ($twin) = grep { my ($x, $f, $l) = lp_of($page, $_); $_ != $o && $f == 1 && $l == $len }
+	  1 .. int((unpack('v', substr($page, 12, 2)) - 24) / 4);
+	ok(defined $twin, 'a record of the same length on the page of 7105');
+	write_bytes($path, $b * 8192 + 24 + ($o - 1) * 4,
+		substr($page, 24 + ($twin - 1) * 4, 4));
+	# 7205: the newest version's xmin lies a million transactions ahead
+	($b, $o) = @{ $tid{7205} };
+	$page = read_block($path, $b);
+	($off) = lp_of($page, $o);
+	write_bytes($path, $b * 8192 + $off + version0($page, $off),
+		pack('V', $next + 1_000_000));
+	# 4292: a row locked FOR SHARE; its locker lies a million ahead
+	my ($lb, $lo) = @{ $tid{4292} };
+	$page = read_block($path, $lb);
+	($off) = lp_of($page, $lo);
+	is(unpack('v', substr($page, $off + 12, 2)), 2, 'row 4292 is locked FOR SHARE');
+	write_bytes($path, $lb * 8192 + $off + 8, pack('V', $next + 1_000_000));
+	# a row that moved (its k changed): its old record's successor now
+	# names row 20002, which a later transaction made
+	my $moved;
+	for my $p (0 .. $nblocks - 1)
+	{
+		next if $page{$p};
+		my $pg = read_block($path, $p);
+		for my $i (1 .. int((unpack('v', substr($pg, 12, 2)) - 24) / 4))
+		{
+			my ($x, $f) = lp_of($pg, $i);
+			next unless $f == 1;
+			my $flags = unpack('v', substr($pg, $x + version0($pg, $x) + 8, 2));
+			if ($flags & 0x10)
+			{
+				$moved = [ $p, $i, $x ];
+				last;
+			}
+		}
+		last if $moved;
+	}
+	ok($moved, 'a moved row\'s old record');
+	write_bytes($path, $moved->[0] * 8192 + $moved->[2] + 14,
+		pack('vvv', $sb >> 16, $sb & 0xffff, $so));
+	$page{ $moved->[0] } = 1;
+	# 7505: column k (bytes 4..7 of the data) no longer what the index holds
+	($b, $o) = @{ $tid{7505} };
+	$page = read_block($path, $b);
+	($off) = lp_of($page, $o);
+	my $v0 = $off + version0($page, $off);
+	my $hoff = unpack('C', substr($page, $v0 + 14, 1));
+	write_bytes($path, $b * 8192 + $v0 + $hoff + 4, pack('V', 777777));
+	# the TOAST table's last page (the newest values): its chunks are gone
+	write_bytes($toast, (-s $toast) - 8192, "\0" x 8192);
+
+	my $logpos = -s $node->logfile;
+	$node->start;
+	# inserted while the index on k was not ready: no entry there
+	$node->safe_psql('postgres', q{
+UPDATE pg_index SET indisready = false WHERE indexrelid = 'c_k'::regclass;
+INSERT INTO c VALUES (20001, 5, 'not in c_k', NULL);
+UPDATE pg_index SET indisready = true WHERE indexrelid = 'c_k'::regclass;
+});
+	my $row_tid = $node->safe_psql('postgres', 'SELECT ctid FROM c WHERE id = 20001');
+
+	my $err = sub {
+		my ($sql) = @_;
+		my ($ret, $out, $e) = $node->psql('postgres',
+			"\\set VERBOSITY verbose\nSET enable_seqscan = off;\n$sql");
+		$e =~ s/\n(?:LOCATION|CONTEXT).*//gs;
+		return $e;
+	};
+	my $at = sub { my ($id) = @_; "($tid{$id}[0],$tid{$id}[1])" };
+	my $range = sub {
+		my ($id) = @_;
+		"SELECT * FROM c WHERE ctid >= '($tid{$id}[0],0)' AND ctid < '("
+		  . ($tid{$id}[0] + 1) . ",0)'";
+	};
+	like($err->($range->(4005)),
+		qr/ERROR:  XX001: damaged line pointer in relation "c" at TID \Q@{[$at->(4005)]}\E\nDETAIL:  an unused line pointer with storage/,
+		'a line pointer whose flags say unused but that has storage: XX001');
+	my $dupblk = $tid{7105}[0];
+	like($err->($range->(7105)),
+		qr/ERROR:  XX001: damaged line pointer in relation "c" at TID \($dupblk,\d+\)\nDETAIL:  Line pointers \d+ and \d+ name the same record/,
+		'two line pointers naming the same record: XX001');
+	like($err->($range->(7205)),
+		qr/ERROR:  XX001: corrupted minidb record in relation "c" at TID \Q@{[$at->(7205)]}\E\nDETAIL:  Version 0, field "vh_xmin": transaction ID \d+ is not one whose status is known/,
+		'an xmin not assigned yet: XX001, not "could not access status"');
+	like($err->("UPDATE c SET v = 'x' WHERE id = 4292"),
+		qr/ERROR:  XX001: corrupted minidb record in relation "c" at TID \Q@{[$at->(4292)]}\E\nDETAIL:  Record header field "rh_locker": transaction ID \d+ is not one/,
+		'a locker not assigned yet: the UPDATE raises XX001 rather than wait for it');
+	is($err->("SELECT * FROM c WHERE id = 7505"), '',
+		'a changed column does not fail reads');
+
+	$node->safe_psql('postgres',
+		q{CREATE TABLE found AS SELECT * FROM minidb_verify('c', check_toast => true, check_indexes => true)});
+	my $found = sub {
+		my ($b, $o, $field, $re) = @_;
+		my $rows = $node->safe_psql('postgres',
+			"SELECT field || ': ' || msg FROM found WHERE blkno = $b AND offnum = $o");
+		return scalar grep { /^\Q$field\E/ && /$re/ } split /\n/, $rows;
+	};
+	ok($found->(@{ $tid{4005} }, 'line pointer', qr/unused line pointer with storage/),
+		'minidb_verify: the unused line pointer with storage');
+	ok($found->($tid{7105}[0], $tid{7105}[1], 'line pointer', qr/overlaps the record at offset/),
+		'minidb_verify: the two line pointers naming one record');
+	ok($found->(@{ $tid{7205} }, 'vh_xmin', qr/is not assigned yet/),
+		'minidb_verify: the xmin not assigned yet');
+	ok($found->(@{ $tid{4292} }, 'rh_locker', qr/is not assigned yet/),
+		'minidb_verify: the locker not assigned yet');
+	ok($found->($moved->[0], $moved->[1], 'rh_successor',
+			qr/successor \($sb,$so\) was made by transaction \d+, not by the moving update's \d+/),
+		'minidb_verify: the successor made by another transaction');
+	ok($found->(@{ $tid{7505} }, 'index c_k', qr/holds other values than its visible version/),
+		'minidb_verify: the index entry whose key the row no longer has');
+	my ($rb, $ro) = $row_tid =~ /\((\d+),(\d+)\)/;
+	ok($found->($rb, $ro, 'index c_k', qr/has no entry in the index/),
+		'minidb_verify: the row without an index entry');
+	my $unreadable = $node->safe_psql('postgres', q{
+CREATE TEMP TABLE bad (id int);
+DO $$ BEGIN
+  FOR i IN 7001..7040 LOOP
+	BEGIN PERFORM md5(pad) FROM c WHERE id = i;
+	EXCEPTION WHEN data_corrupted THEN INSERT INTO bad VALUES (i); END;
+  END LOOP;
+END $$;
+SELECT count(*) FROM bad;
+SELECT string_agg(b.id::text, ',' ORDER BY b.id) FROM bad b JOIN expect e USING (id)
+ WHERE NOT EXISTS (SELECT 1 FROM found f WHERE f.field = 'toast: pad'
+					 AND (f.blkno, f.offnum) = (e.page, e.off));});
+	my ($nbad, $missed) = split /\n/, $unreadable;
+	cmp_ok($nbad, '>', 0, "the zeroed TOAST page makes $nbad rows unreadable");
+	is($missed // '', '', 'minidb_verify (check_toast) lists every one of them');
+	note "minidb_verify on the damaged table:\n"
+	  . $node->safe_psql('postgres',
+		q{SELECT blkno, offnum, version, field, msg FROM found ORDER BY blkno, offnum LIMIT 12});
+	is(log_has_crash($logpos), '', 'no crash');
+	$node->stop;
+}
+
+my %count = map { $_ => 0 }
+  qw(flips harmless read write hint verify verify_silent crashes);
+my %by_field;
+my @failures;
+my $round = 0;
+while ($count{flips} < $want_flips)
+{
+	$round++;
+	restore_pristine();
+	open(my $fh, '+<:raw', $path) or die "open $path: $!";
+	my %flip;    # page => [ byte, xor, what ]
+	for my $p (@all_pages)
+	{
+		my $page;
+		sysseek($fh, $p * 8192, 0) or die;
+		sysread($fh, $page, 8192) == 8192 or die;
+		my $t = page_targets($page);
+		next unless @$t;
+		my ($byte, $what) = @{ $t->[ int(rand(scalar @$t)) ] };
+		my $x = 1 + int(rand(255));
+		my $old = ord(substr($page, $byte, 1));
+		sysseek($fh, $p * 8192 + $byte, 0) or die;
+		syswrite($fh, chr($old ^ $x), 1) == 1 or die;
+		$flip{$p} = [ $byte, $x, $what, $old ];
+	}
+	close($fh);
+	my $logpos = -s $node->logfile;
+	$node->start;
+
+	my @pages = sort { $a <=> $b } keys %flip;
+	my $reads = per_page('page_rows', $settings_tid, \@pages);
+	my $index = per_page('page_index_rows', $settings_idx, \@pages);
+	my ($ret, $vout, $verr) = $node->psql('postgres',
+		q{SELECT blkno, coalesce(offnum, 0), field, msg FROM minidb_verify('c', true, true)},
+		timeout => 600);
+	my %verified;
+	for (split /\n/, $vout)
+	{
+		my ($b, $o) = split /\|/;
+		$verified{$b}{$o} = 1;
+	}
+	push @failures, "round $round: minidb_verify failed: $verr" if $ret != 0;
+	my $writes = per_page('page_write', '', \@pages);
+	my ($vret, undef, $vacerr) = $node->psql('postgres',
+		"\\set VERBOSITY verbose\nVACUUM c", timeout => 600);
+	$vacerr =~ s/\n/ /g;
+	my $after = per_page('page_index_rows', $settings_idx, \@pages);
+	my $ids = per_page('page_ids', $settings_tid,
+		[ 0 .. $node->safe_psql('postgres', q{SELECT pg_relation_size('c') / 8192}) - 1 ]);
+	my $crash = log_has_crash($logpos);
+
+	# every error, wherever it came from, names the block it is about
+	my %errors_on;    # block => [ phase, outcome ]
+	my @all = (
+		(map { [ 'read', $_, $reads->{$_} ] } @pages),
+		(map { [ 'index read', $_, $index->{$_} ] } @pages),
+		(map { [ 'write', $_, $writes->{$_} ] } @pages),
+		(map { [ 'read after writes', $_, $after->{$_} ] } @pages),
+		(map { [ 'ids', $_, $ids->{$_} ] } keys %$ids));
+	if ($vret != 0)
+	{
+		my $st = $vacerr =~ /ERROR:\s+(\w{5}):/ ? $1 : 'none';
+		push @all, [ 'vacuum', -1, "error $st $vacerr" ];
+	}
+	for my $e (@all)
+	{
+		my ($phase, $p, $o) = @$e;
+		next if $o =~ /^ok/;
+		my $at = error_block($o);
+		if (!$at || !exists $flip{ $at->[0] })
+		{
+			push @failures, "round $round, $phase of page $p: an error that does not name a damaged block: $o";
+			next;
+		}
+		push @{ $errors_on{ $at->[0] } }, [ $phase, $o, $at->[1] ];
+	}
+
+	# duplicate ids after the writes
+	my %seen;
+	for my $p (keys %$ids)
+	{
+		next unless $ids->{$p} =~ /^ok (.*)/;
+		$seen{$_}++ for grep { length } split /,/, $1;
+	}
+	my @dups = grep { $seen{$_} > 1 } keys %seen;
+
+	for my $p (@pages)
+	{
+		my ($byte, $x, $what, $old) = @{ $flip{$p} };
+		my $desc = sprintf("page %d byte %d (%s) 0x%02x ^ 0x%02x", $p, $byte, $what, $old, $x);
+		(my $field = $what) =~ s/^(line pointer).*/$1/;
+		$field =~ s/^record \d+ (?:version \d+ )?//;
+		$field =~ s/ byte \d+$//;
+		$count{flips}++;
+		my $errs = $errors_on{$p} // [];
+		my @read_errs = grep { $_->[0] =~ /read$/ && $_->[0] ne 'read after writes' } @$errs;
+		my $wrong_read = ($reads->{$p} =~ /^ok/ && $reads->{$p} ne $pristine_reads->{$p})
+		  || ($index->{$p} =~ /^ok/ && $index->{$p} ne $pristine_index->{$p});
+		my $wrong_after = $writes->{$p} eq 'ok' && $after->{$p} =~ /^ok/
+		  && $after->{$p} ne $pristine_after->{$p};
+		my $found = exists $verified{$p};
+		$count{verify}++ if $found;
+		my $hint_only = $what =~ /vh_flags byte 0$/ && ($x & ~0x07) == 0;
+
+		if (@read_errs)
+		{
+			$count{read}++;
+			$by_field{$field}{read}++;
+			for my $e (@read_errs)
+			{
+				push @failures, "round $round: $desc: a read failed ($e->[1]) but minidb_verify does not list (" . "$p,$e->[2])"
+				  unless $verified{$p}{ $e->[2] } || $verified{$p}{0};
+			}
+		}
+		elsif ($wrong_read || $wrong_after)
+		{
+			if ($hint_only)
+			{
+				$count{hint}++;
+				$by_field{$field}{hint}++;
+				push @failures, "round $round: $desc: hint bits changed what reads return, and minidb_verify does not report it"
+				  unless $found;
+			}
+			else
+			{
+				push @failures, "round $round: $desc: wrong result without an error"
+				  . ($wrong_read ? " (reads)" : " (after the writes)");
+			}
+		}
+		elsif (@$errs)
+		{
+			$count{write}++;
+			$by_field{$field}{write}++;
+		}
+		else
+		{
+			$count{harmless}++;
+			$by_field{$field}{harmless}++;
+			$count{verify_silent}++ if $found;
+		}
+	}
+	for my $d (@dups)
+	{
+		push @failures, "round $round: id $d appears twice after the writes";
+	}
+	if ($crash)
+	{
+		$count{crashes}++;
+		push @failures, "round $round: the server crashed:\n$crash";
+	}
+	$node->stop('fast', fail_ok => 1);
+	note sprintf("round %d: %d flips", $round, scalar @pages);
+}
+
+diag(sprintf(
+		"%d flips in %d rounds: %d harmless (%d of them still reported by minidb_verify), "
+		  . "%d detected by reads, %d more by writes or VACUUM, %d silent hint-bit flips; "
+		  . "minidb_verify reported %d of the flipped pages",
+		$count{flips}, $round, $count{harmless}, $count{verify_silent}, $count{read},
+		$count{write}, $count{hint}, $count{verify}));
+for my $f (sort keys %by_field)
+{
+	note sprintf("  %-20s %s", $f,
+		join(', ', map { "$_ $by_field{$f}{$_}" } sort keys %{ $by_field{$f} }));
+}
+cmp_ok($count{flips}, '>=', $want_flips, "at least $want_flips flips");
+is($count{crashes}, 0, 'no round crashed the server');
+is(scalar(@failures), 0, 'every flip is harmless or an XX001/XX002 naming relation, block and offset, and minidb_verify lists what reads refused')
+  or diag(join("\n", @failures[ 0 .. ($#failures < 60 ? $#failures : 60) ]));
+
+# ---------------------------------------------------------------------
+# A zeroed page, and a file truncated at a page boundary
+# ---------------------------------------------------------------------
+for my $case ('zero', 'truncate')
+{
+	restore_pristine();
+	my $victim = int($nblocks / 2);
+	if ($case eq 'zero')
+	{
+		open(my $fh, '+<:raw', $path) or die;
+		sysseek($fh, $victim * 8192, 0) or die;
+		syswrite($fh, "\0" x 8192, 8192) == 8192 or die;
+		close($fh);
+	}
+	else
+	{
+		truncate($path, $victim * 8192) or die "truncate: $!";
+	}
+	my $logpos = -s $node->logfile;
+	$node->start;
+	my $reads = per_page('page_rows', $settings_tid, \@all_pages);
+	my $index = per_page('page_index_rows', $settings_idx, \@all_pages);
+	my @errs = grep { !/^ok/ } values %$reads, values %$index;
+	is(scalar(grep { !/^error XX001 / } @errs), 0,
+		"$case: reads return rows or raise XX001")
+	  or diag(join("\n", grep { !/^error XX001 / } @errs));
+	$node->safe_psql('postgres', q{
+CREATE TABLE found AS SELECT * FROM minidb_verify('c', check_indexes => true)});
+	my $lost = $case eq 'zero' ? "e.page = $victim" : "e.page >= $victim";
+	is($node->safe_psql('postgres', qq{
+SELECT count(*) FROM expect e, (VALUES ('index c_pkey'), ('index c_k')) i(field)
+ WHERE $lost AND NOT EXISTS
+	(SELECT 1 FROM found f WHERE f.blkno = e.page AND f.offnum = e.off
+		AND f.field = i.field AND f.msg ~ '(past the end|on an empty page)')}),
+		'0', "$case: minidb_verify lists the entry of every lost row in both indexes");
+	is($node->safe_psql('postgres', q{SELECT count(*) FROM found WHERE msg !~ '(past the end|on an empty page)'}),
+		'0', "$case: and nothing else");
+	my $writes = per_page('page_write', '', \@all_pages);
+	my ($vret, undef, $vacerr) = $node->psql('postgres',
+		"\\set VERBOSITY verbose\nVACUUM c");
+	ok($vret == 0 || $vacerr =~ /ERROR:  XX001/, "$case: VACUUM runs or raises XX001")
+	  or diag($vacerr);
+	is(scalar(grep { !/^ok|^error XX001 / } values %$writes), 0,
+		"$case: writes succeed or raise XX001")
+	  or diag(join("\n", grep { !/^ok|^error XX001 / } values %$writes));
+	is(log_has_crash($logpos), '', "$case: no crash");
+	$node->stop('fast', fail_ok => 1);
+}
+
+done_testing();
