@@ -99,10 +99,16 @@ minidb_set_hint(MinidbVersionHeader *vh, Buffer buffer, uint16 hint,
  * ----------------------------------------------------------------
  */
 
-/* Is xid (normal) assigned, and its status still in the commit log? */
+/*
+ * Is xid (normal) assigned, and its status still in the commit log?  The
+ * next transaction ID read last time is a bound that stays true, so that
+ * XidGenLock is taken only for IDs beyond it.
+ */
 static bool
 xid_in_range(TransactionId xid)
 {
+	static TransactionId next_seen = InvalidTransactionId;
+
 	if (!TransactionIdIsNormal(xid))
 		return true;
 	/* only moves forward; a stale value is an older, smaller one */
@@ -110,7 +116,11 @@ xid_in_range(TransactionId xid)
 		return false;
 	if (TransactionIdIsValid(RecentXmin) && TransactionIdPrecedes(xid, RecentXmin))
 		return true;
-	return TransactionIdPrecedes(xid, ReadNextTransactionId());
+	if (TransactionIdIsValid(next_seen) && TransactionIdPrecedes(xid, next_seen) &&
+		TransactionIdFollows(next_seen, ShmemVariableCache->oldestClogXid))
+		return true;
+	next_seen = ReadNextTransactionId();
+	return TransactionIdPrecedes(xid, next_seen);
 }
 
 /*

@@ -37,14 +37,18 @@
 # by writes, silent hint-bit flips, found by minidb_verify.
 #
 # Knobs: MINIDB_CORRUPTION_SEED (default 20261201), MINIDB_CORRUPTION_FLIPS
-# (at least this many flips, default 1000).
+# (at least this many flips, default 1000), MINIDB_CORRUPTION_VERBOSE=1
+# (a line per flip: what it hit, what raised, what minidb_verify listed).
 use strict;
 use warnings;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
 use File::Copy;
+use File::Find;
+use File::Spec;
 use File::Path qw(rmtree);
+use Time::HiRes qw(time);
 
 my $seed = $ENV{MINIDB_CORRUPTION_SEED} // 20261201;
 my $want_flips = $ENV{MINIDB_CORRUPTION_FLIPS} // 1000;
@@ -52,10 +56,13 @@ srand($seed);
 note "seed $seed";
 
 my $node = PostgreSQL::Test::Cluster->new('corruption');
-$node->init;
+# small WAL segments: every round copies back the ones the server wrote
+$node->init(extra => ['--wal-segsize=1']);
 $node->append_conf('postgresql.conf', qq{
 autovacuum = off
 max_prepared_transactions = 5
+min_wal_size = 4MB
+max_wal_size = 32MB
 log_statement = none
 statement_timeout = '60s'
 jit = off
@@ -64,8 +71,10 @@ $node->start;
 
 $node->safe_psql('postgres', q{
 CREATE EXTENSION minidb_am;
+-- fillfactor 60: room on every page for the writes' in-place updates,
+-- so that they stay on their page and its damage is theirs
 CREATE TABLE c (id int PRIMARY KEY, k int, v text, pad text) USING minidb
-  WITH (autovacuum_enabled = off);
+  WITH (autovacuum_enabled = off, fillfactor = 60);
 CREATE INDEX c_k ON c (k);
 ALTER TABLE c ALTER COLUMN pad SET STORAGE EXTERNAL;
 -- frozen and all-visible
@@ -141,6 +150,9 @@ END $$;
 CREATE FUNCTION page_write(p int) RETURNS text LANGUAGE plpgsql AS $$
 DECLARE st text; msg text; det text;
 BEGIN
+	-- forget the target block of the last page's UPDATE (a relcache
+	-- invalidation), which may be a damaged page
+	ALTER TABLE c SET (autovacuum_enabled = off);
 	-- the page's own rows: not those an earlier UPDATE moved here
 	UPDATE c SET v = v || 'u'
 	 WHERE ctid >= format('(%s,0)', p)::tid AND ctid < format('(%s,0)', p + 1)::tid
@@ -202,8 +214,13 @@ my @all_pages = (0 .. $nblocks - 1);
 my $pristine_reads = per_page('page_rows', $settings_tid, \@all_pages);
 my $pristine_index = per_page('page_index_rows', $settings_idx, \@all_pages);
 $node->stop;
+# Without a free space map, rows that UPDATE moves go to new pages at the
+# end, not onto other damaged pages, whose errors would hide this page's
+unlink("${path}_fsm") or die "unlink ${path}_fsm: $!";
 my $pristine = PostgreSQL::Test::Utils::tempdir . '/pristine';
 PostgreSQL::Test::RecursiveCopy::copypath($node->data_dir, $pristine);
+PostgreSQL::Test::RecursiveCopy::copypath($node->data_dir, $ENV{MINIDB_CORRUPTION_KEEP})
+  if $ENV{MINIDB_CORRUPTION_KEEP};    # for debugging: a copy to start by hand
 $node->start;
 my $pristine_writes = per_page('page_write', '', \@all_pages);
 $node->safe_psql('postgres', 'VACUUM c');
@@ -216,6 +233,16 @@ is(scalar(grep { !/^ok/ } values %$pristine_reads, values %$pristine_index,
 # ---------------------------------------------------------------------
 # The page layout: every byte worth flipping, with what it is
 # ---------------------------------------------------------------------
+# names of the bytes of a record header and of a version header
+my @rh_name = (('rh_format') x 1, ('rh_flags') x 1, ('rh_nversions') x 2,
+	('rh_len') x 4, ('rh_locker') x 4, ('rh_lockmode') x 2, ('rh_successor') x 6);
+my @vh_name = (('vh_xmin byte 0', 'vh_xmin byte 1', 'vh_xmin byte 2', 'vh_xmin byte 3'),
+	('vh_cid byte 0', 'vh_cid byte 1', 'vh_cid byte 2', 'vh_cid byte 3'),
+	('vh_flags byte 0', 'vh_flags byte 1'), ('vh_natts byte 0', 'vh_natts byte 1'),
+	('vh_len byte 0', 'vh_len byte 1'), 'vh_hoff byte 0', 'vh_reserved byte 0');
+
+# Every byte worth flipping on a page, as regions [start, length, name,
+# names of the region's bytes or undef]; pick_target draws one byte
 sub page_targets
 {
 	my ($page) = @_;
@@ -226,24 +253,17 @@ sub page_targets
 	{
 		my $lpo = 24 + ($i - 1) * 4;
 		my $lp = unpack('V', substr($page, $lpo, 4));
-		push @t, map { [ $lpo + $_, "line pointer $i byte $_" ] } 0 .. 3;
+		push @t, [ $lpo, 4, "line pointer $i", [ map { "byte $_" } 0 .. 3 ] ];
 		my ($off, $flags, $len) = ($lp & 0x7fff, ($lp >> 15) & 3, $lp >> 17);
 		next unless $flags == 1 && $len >= 24 && $off + $len <= 8192;
-		my ($format, undef, $n, $rlen) = unpack('CCvV', substr($page, $off, 8));
-		my @rh = (
-			[ 0, 'rh_format' ], [ 1, 'rh_flags' ], [ 2, 'rh_nversions' ],
-			[ 4, 'rh_len' ], [ 8, 'rh_locker' ], [ 12, 'rh_lockmode' ],
-			[ 14, 'rh_successor' ]);
-		for my $b (0 .. 19)
-		{
-			my $name = (grep { $_->[0] <= $b } @rh)[-1][1];
-			push @t, [ $off + $b, "record $i $name" ];
-		}
+		my ($format, undef, $n) = unpack('CCv', substr($page, $off, 4));
+		push @t, [ $off, 20, "record $i", \@rh_name ];
 		my @vers;
 		if ($format == 2)
 		{
-			push @t, map { [ $off + 20 + $_, "record $i rh_dir" ] } 0 .. 2 * $n - 1;
-			@vers = map { unpack('v', substr($page, $off + 20 + 2 * $_, 2)) } 0 .. $n - 1;
+			next if 20 + 2 * $n > $len;
+			push @t, [ $off + 20, 2 * $n, "record $i rh_dir", undef ];
+			@vers = unpack("v$n", substr($page, $off + 20, 2 * $n));
 		}
 		else
 		{
@@ -256,21 +276,32 @@ sub page_targets
 				$vo = ($vo + $vlen + 7) & ~7;
 			}
 		}
-		my @vh = (
-			[ 0, 'vh_xmin' ], [ 4, 'vh_cid' ], [ 8, 'vh_flags' ], [ 10, 'vh_natts' ],
-			[ 12, 'vh_len' ], [ 14, 'vh_hoff' ], [ 15, 'vh_reserved' ]);
 		for my $v (0 .. $#vers)
 		{
 			next if $vers[$v] + 16 > $len;
-			for my $b (0 .. 15)
-			{
-				my $name = (grep { $_->[0] <= $b } @vh)[-1][1];
-				my $nb = $b - (grep { $_->[0] <= $b } @vh)[-1][0];
-				push @t, [ $off + $vers[$v] + $b, "record $i version $v $name byte $nb" ];
-			}
+			push @t, [ $off + $vers[$v], 16, "record $i version $v", \@vh_name ];
 		}
 	}
 	return \@t;
+}
+
+# one byte of the regions, uniformly: [position, what]
+sub pick_target
+{
+	my ($regions) = @_;
+	my $total = 0;
+	$total += $_->[1] for @$regions;
+	return undef unless $total;
+	my $r = int(rand($total));
+	for my $g (@$regions)
+	{
+		if ($r < $g->[1])
+		{
+			return [ $g->[0] + $r, $g->[3] ? "$g->[2] $g->[3][$r]" : $g->[2] ];
+		}
+		$r -= $g->[1];
+	}
+	die "pick_target";
 }
 
 sub log_has_crash
@@ -282,11 +313,45 @@ sub log_has_crash
 	return join("\n", @bad);
 }
 
+# The pristine data directory back: only the files the server changed
+# (size or modification time differ; copies get the pristine time), and
+# without the files it added
 sub restore_pristine
 {
-	rmtree($node->data_dir);
-	PostgreSQL::Test::RecursiveCopy::copypath($pristine, $node->data_dir);
-	chmod 0700, $node->data_dir;
+	my $data = $node->data_dir;
+	my %keep;
+	find(
+		{
+			no_chdir => 1,
+			wanted => sub {
+				my $rel = File::Spec->abs2rel($File::Find::name, $pristine);
+				my $dst = "$data/$rel";
+				$keep{$rel} = 1;
+				if (-d $File::Find::name)
+				{
+					mkdir $dst, 0700 unless -d $dst;
+					return;
+				}
+				my @src = stat($File::Find::name);
+				my @cur = stat($dst);
+				return if @cur && $cur[7] == $src[7] && $cur[9] == $src[9];
+				copy($File::Find::name, $dst) or die "copy $rel: $!";
+				chmod 0600, $dst;
+				utime($src[8], $src[9], $dst);
+			}
+		},
+		$pristine);
+	finddepth(
+		{
+			no_chdir => 1,
+			wanted => sub {
+				my $rel = File::Spec->abs2rel($File::Find::name, $data);
+				return if $rel eq '.' || $keep{$rel};
+				if (-d $File::Find::name) { rmdir $File::Find::name }
+				else { unlink $File::Find::name }
+			}
+		},
+		$data);
 }
 
 # Does an error name relation c, a block and an offset, with XX001/XX002?
@@ -502,14 +567,16 @@ SELECT string_agg(b.id::text, ',' ORDER BY b.id) FROM bad b JOIN expect e USING 
 }
 
 my %count = map { $_ => 0 }
-  qw(flips harmless read write hint verify verify_silent crashes);
+  qw(flips harmless masked read write hint verify verify_silent crashes);
 my %by_field;
 my @failures;
 my $round = 0;
 while ($count{flips} < $want_flips)
 {
 	$round++;
+	my $t0 = time;
 	restore_pristine();
+	note sprintf("round %d: pristine copy back in %.1f s", $round, time - $t0);
 	open(my $fh, '+<:raw', $path) or die "open $path: $!";
 	my %flip;    # page => [ byte, xor, what ]
 	for my $p (@all_pages)
@@ -517,9 +584,9 @@ while ($count{flips} < $want_flips)
 		my $page;
 		sysseek($fh, $p * 8192, 0) or die;
 		sysread($fh, $page, 8192) == 8192 or die;
-		my $t = page_targets($page);
-		next unless @$t;
-		my ($byte, $what) = @{ $t->[ int(rand(scalar @$t)) ] };
+		my $target = pick_target(page_targets($page));
+		next unless $target;
+		my ($byte, $what) = @$target;
 		my $x = 1 + int(rand(255));
 		my $old = ord(substr($page, $byte, 1));
 		sysseek($fh, $p * 8192 + $byte, 0) or die;
@@ -528,7 +595,9 @@ while ($count{flips} < $want_flips)
 	}
 	close($fh);
 	my $logpos = -s $node->logfile;
+	my @t = (time);
 	$node->start;
+	push @t, time;
 
 	my @pages = sort { $a <=> $b } keys %flip;
 	my $reads = per_page('page_rows', $settings_tid, \@pages);
@@ -543,7 +612,9 @@ while ($count{flips} < $want_flips)
 		$verified{$b}{$o} = 1;
 	}
 	push @failures, "round $round: minidb_verify failed: $verr" if $ret != 0;
+	push @t, time;
 	my $writes = per_page('page_write', '', \@pages);
+	push @t, time;
 	my ($vret, undef, $vacerr) = $node->psql('postgres',
 		"\\set VERBOSITY verbose\nVACUUM c", timeout => 600);
 	$vacerr =~ s/\n/ /g;
@@ -551,6 +622,7 @@ while ($count{flips} < $want_flips)
 	my $ids = per_page('page_ids', $settings_tid,
 		[ 0 .. $node->safe_psql('postgres', q{SELECT pg_relation_size('c') / 8192}) - 1 ]);
 	my $crash = log_has_crash($logpos);
+	push @t, time;
 
 	# every error, wherever it came from, names the block it is about
 	my %errors_on;    # block => [ phase, outcome ]
@@ -604,6 +676,11 @@ while ($count{flips} < $want_flips)
 		my $found = exists $verified{$p};
 		$count{verify}++ if $found;
 		my $hint_only = $what =~ /vh_flags byte 0$/ && ($x & ~0x07) == 0;
+		note "round $round: $desc: "
+		  . (@$errs ? join('; ', map { "$_->[0]: $_->[1]" } @$errs) : 'no error')
+		  . ($found ? ' (minidb_verify: ' . join(',', sort keys %{ $verified{$p} }) . ')' : '')
+		  . " [write: $writes->{$p}]"
+		  if $ENV{MINIDB_CORRUPTION_VERBOSE};
 
 		if (@read_errs)
 		{
@@ -635,6 +712,13 @@ while ($count{flips} < $want_flips)
 			$count{write}++;
 			$by_field{$field}{write}++;
 		}
+		elsif ($writes->{$p} ne 'ok')
+		{
+			# another page's damage stopped this page's writes
+			$count{masked}++;
+			$by_field{$field}{'reads harmless, writes stopped elsewhere'}++;
+			$count{verify_silent}++ if $found;
+		}
 		else
 		{
 			$count{harmless}++;
@@ -652,14 +736,18 @@ while ($count{flips} < $want_flips)
 		push @failures, "round $round: the server crashed:\n$crash";
 	}
 	$node->stop('fast', fail_ok => 1);
-	note sprintf("round %d: %d flips", $round, scalar @pages);
+	push @t, time;
+	note sprintf("round %d: %d flips; seconds: start %.1f, reads and verify %.1f, writes %.1f, vacuum and reads %.1f, stop %.1f",
+		$round, scalar @pages, map { $t[$_ + 1] - $t[$_] } 0 .. 4);
 }
 
 diag(sprintf(
-		"%d flips in %d rounds: %d harmless (%d of them still reported by minidb_verify), "
+		"%d flips in %d rounds: %d harmless, %d more harmless to reads whose page's writes "
+		  . "another page's damage stopped (%d of these %d still reported by minidb_verify), "
 		  . "%d detected by reads, %d more by writes or VACUUM, %d silent hint-bit flips; "
 		  . "minidb_verify reported %d of the flipped pages",
-		$count{flips}, $round, $count{harmless}, $count{verify_silent}, $count{read},
+		$count{flips}, $round, $count{harmless}, $count{masked}, $count{verify_silent},
+		$count{harmless} + $count{masked}, $count{read},
 		$count{write}, $count{hint}, $count{verify}));
 for my $f (sort keys %by_field)
 {
