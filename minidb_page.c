@@ -196,7 +196,7 @@ minidb_page_item(Page page, OffsetNumber off, char **rec, uint32 *len,
 						lpoff, lplen, ph->pd_upper, ph->pd_special);
 		return MINIDB_ITEM_DAMAGED;
 	}
-	if (lplen < sizeof(MinidbRecordHeader))
+	if (lplen < MINIDB_R3_INFO_PREFIX)
 	{
 		*why = psprintf("line pointer length %u is shorter than a record header",
 						lplen);
@@ -205,6 +205,88 @@ minidb_page_item(Page page, OffsetNumber off, char **rec, uint32 *len,
 	*rec = (char *) page + lpoff;
 	*len = lplen;
 	return MINIDB_ITEM_RECORD;
+}
+
+typedef struct ItemSpan
+{
+	OffsetNumber off;
+	uint32		start;
+	uint32		end;
+} ItemSpan;
+
+static int
+item_span_cmp(const void *a, const void *b)
+{
+	const ItemSpan *x = a;
+	const ItemSpan *y = b;
+
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return x->off < y->off ? -1 : x->off > y->off;
+}
+
+/*
+ * Before a page is compacted (PageRepairFragmentation, which refuses a
+ * page whose items reach outside the tuple space or overlap, naming no
+ * item): raise ERRCODE_DATA_CORRUPTED naming the relation and the TID of
+ * the first such item.  For pruning and VACUUM, which read only the
+ * records they change.
+ */
+void
+minidb_page_check_items(Relation rel, Buffer buffer)
+{
+	Page		page = BufferGetPage(buffer);
+	PageHeader	ph = (PageHeader) page;
+	OffsetNumber maxoff = minidb_page_maxoff(page);
+	ItemSpan	spans[MaxHeapTuplesPerPage];
+	int			n = 0;
+	OffsetNumber bad = InvalidOffsetNumber;
+	OffsetNumber other = InvalidOffsetNumber;
+
+	for (OffsetNumber off = FirstOffsetNumber; off <= maxoff; off++)
+	{
+		ItemId		lp = PageGetItemId(page, off);
+		uint32		lpoff = ItemIdGetOffset(lp);
+		uint32		lplen = ItemIdGetLength(lp);
+
+		if (!ItemIdIsUsed(lp) || !ItemIdHasStorage(lp))
+			continue;
+		if (lpoff < ph->pd_upper || lpoff + MAXALIGN(lplen) > ph->pd_special ||
+			lpoff != MAXALIGN(lpoff))
+		{
+			bad = off;
+			break;
+		}
+		spans[n].off = off;
+		spans[n].start = lpoff;
+		spans[n].end = lpoff + MAXALIGN(lplen);
+		n++;
+	}
+	if (bad == InvalidOffsetNumber)
+	{
+		qsort(spans, n, sizeof(ItemSpan), item_span_cmp);
+		for (int i = 1; i < n && bad == InvalidOffsetNumber; i++)
+			if (spans[i].start < spans[i - 1].end)
+			{
+				bad = Max(spans[i].off, spans[i - 1].off);
+				other = Min(spans[i].off, spans[i - 1].off);
+			}
+	}
+	if (bad == InvalidOffsetNumber)
+		return;
+	ereport(ERROR,
+			(errcode(ERRCODE_DATA_CORRUPTED),
+			 errmsg("damaged line pointer in relation \"%s\" at TID (%u,%u)",
+					RelationGetRelationName(rel), BufferGetBlockNumber(buffer),
+					bad),
+			 OffsetNumberIsValid(other) ?
+			 errdetail("Its record (offset %u, length %u) overlaps that of line pointer %u.",
+					   ItemIdGetOffset(PageGetItemId(page, bad)),
+					   ItemIdGetLength(PageGetItemId(page, bad)), other) :
+			 errdetail("Its record (offset %u, length %u) lies outside the page's tuple space %u..%u.",
+					   ItemIdGetOffset(PageGetItemId(page, bad)),
+					   ItemIdGetLength(PageGetItemId(page, bad)),
+					   ph->pd_upper, ph->pd_special)));
 }
 
 /*
@@ -253,20 +335,45 @@ minidb_page_locate(const void *ptr, Buffer *buffer, OffsetNumber *off)
 	return false;
 }
 
-/* Space reserved on the page for every record's future marker */
-static Size
-marker_reserve(Page page, int extra_records)
+/*
+ * Space the page keeps for its records' ends and locks (see minidb_page.h):
+ * what each record may still grow by (minidb_record_reserve: at most 8
+ * bytes for a V3 record, nothing once its xmax and successor fields are
+ * there; a marker for a V1 or V2 record).  Reads the start of every record:
+ * a few microseconds per page, paid by inserts and in-place updates
+ * looking for room.
+ */
+Size
+minidb_page_reserve(Page page)
 {
-	return (Size) (PageGetMaxOffsetNumber(page) + extra_records) *
-		MINIDB_MARKER_RESERVE;
+	OffsetNumber maxoff = minidb_page_maxoff(page);
+	PageHeader	ph = (PageHeader) page;
+	Size		reserve = 0;
+
+	for (OffsetNumber off = FirstOffsetNumber; off <= maxoff; off++)
+	{
+		ItemId		lp = PageGetItemId(page, off);
+		uint32		lpoff = ItemIdGetOffset(lp);
+		uint32		lplen = ItemIdGetLength(lp);
+
+		if (!ItemIdIsNormal(lp))
+			continue;
+		/* a damaged line pointer is for readers to report: count it */
+		if (lpoff < ph->pd_upper || lplen < MINIDB_R3_INFO_PREFIX ||
+			lpoff + lplen > ph->pd_special)
+			reserve += MINIDB_LEGACY_RESERVE;
+		else
+			reserve += minidb_record_reserve((char *) page + lpoff, lplen);
+	}
+	return reserve;
 }
 
-/* Room for a new record's bytes (its line pointer accounted for) */
+/* Room for a new (V3) record's bytes, its line pointer and reserve kept */
 Size
 minidb_page_free_for_insert(Page page)
 {
 	Size		space = PageGetFreeSpace(page);	/* minus one line pointer */
-	Size		reserve = marker_reserve(page, 1);
+	Size		reserve = minidb_page_reserve(page) + MINIDB_SLOT_RESERVE;
 
 	if (PageGetMaxOffsetNumber(page) >= MaxHeapTuplesPerPage)
 		return 0;
@@ -280,7 +387,7 @@ minidb_page_free_for_replace(Page page, OffsetNumber off, uint32 newlen)
 	ItemId		lp = PageGetItemId(page, off);
 	Size		avail = PageGetExactFreeSpace(page) +
 		MAXALIGN(ItemIdGetLength(lp));
-	Size		reserve = marker_reserve(page, 0);
+	Size		reserve = minidb_page_reserve(page);
 
 	if (avail < MAXALIGN(newlen) + reserve)
 		return 0;
@@ -393,40 +500,46 @@ minidb_page_record_at(Relation rel, Buffer buffer, ItemPointer tid,
  * the primary allocates nothing inside its critical section.
  *
  * minidb_prepend_build: the record at off pruned to keep[] (if given), with
- * v prepended and the record header's successor field set;
- * palloc'd, its length in *newlen.
+ * v prepended in format (see minidb_record_prepend_ex); palloc'd, its
+ * length in *newlen.  The row lockers stay under a new data version: a
+ * lock covers every version of the row, and it outlives its own
+ * transaction's update (and that update's rollback to a savepoint), as
+ * heap keeps a locker beside the updater in a multixact.
  */
 char *
 minidb_prepend_build(Page page, OffsetNumber off, const bool *keep,
-					 const MinidbVersionData *v,
-					 const ItemPointerData *successor, uint8 recflags,
-					 uint32 *newlen)
+					 const MinidbVersionData *v, int format,
+					 const MinidbRecordEnd *extra, uint32 *newlen)
 {
 	ItemId		lp = PageGetItemId(page, off);
 	uint32		len = ItemIdGetLength(lp);
 	char	   *old = palloc(MAXALIGN(len));
 	uint32		newsize;
 	char	   *buf;
-	MinidbRecordHeader *rh;
 
 	memcpy(old, PageGetItem(page, lp), len);
 	if (keep)
 		len = minidb_record_prune(old, len, keep);
-	newsize = minidb_record_prepend_size(len, v);
+	newsize = minidb_record_prepend_size_ex(old, len, v, format, extra);
 	buf = palloc(MAXALIGN(newsize));
-	*newlen = minidb_record_prepend(buf, MAXALIGN(newsize), old, len, v);
-	/*
-	 * The row lockers stay: a lock covers every version of the row, and it
-	 * outlives its own transaction's update (and that update's rollback to
-	 * a savepoint), as heap keeps a locker beside the updater in a multixact.
-	 */
-	rh = minidb_record_header(buf);
-	rh->rh_flags = (rh->rh_flags & ~MINIDB_REC_MOVED_PART) | recflags;
-	if (successor)
-		rh->rh_successor = *successor;
-	else
-		ItemPointerSetInvalid(&rh->rh_successor);
+	*newlen = minidb_record_prepend_ex(buf, MAXALIGN(newsize), old, len, v,
+									   format, extra);
 	pfree(old);
+	return buf;
+}
+
+/* The record at off with its row lockers set (or cleared); palloc'd */
+char *
+minidb_lockers_build(Page page, OffsetNumber off, const MinidbLockers *lk,
+					 uint32 *newlen)
+{
+	ItemId		lp = PageGetItemId(page, off);
+	uint32		len = ItemIdGetLength(lp);
+	const char *rec = (const char *) PageGetItem(page, lp);
+	uint32		newsize = minidb_record_set_lockers_size(rec, len, lk);
+	char	   *buf = palloc(MAXALIGN(newsize));
+
+	*newlen = minidb_record_set_lockers(buf, MAXALIGN(newsize), rec, len, lk);
 	return buf;
 }
 
@@ -583,10 +696,26 @@ plan_item(Page page, OffsetNumber off, bool normal)
 			 off, (unsigned int) PageGetMaxOffsetNumber(page));
 	lp = PageGetItemId(page, off);
 	if (normal && (!ItemIdIsNormal(lp) ||
-				   ItemIdGetLength(lp) < MINIDB_RECORD_HDRSZ))
+				   ItemIdGetLength(lp) < MINIDB_R3_INFO_PREFIX))
 		elog(ERROR, "minidb pruning plan names offset %u, which holds no record",
 			 off);
 	return lp;
+}
+
+/* The row lockers a record plan sets, or clears */
+static void
+plan_lockers(const MinidbRecordPlan *rp, MinidbLockers *lk)
+{
+	lk->xid = InvalidTransactionId;
+	lk->mode = MINIDB_LOCK_NONE;
+	lk->multi = false;
+	lk->with_updater = false;
+	if (rp->flags & MINIDB_RPLAN_SET_LOCKER)
+	{
+		lk->xid = rp->locker;
+		lk->mode = rp->lockmode;
+		lk->multi = (rp->flags & MINIDB_RPLAN_LOCKER_MULTI) != 0;
+	}
 }
 
 /* Carry out one record's part of a plan; true if the record shrank */
@@ -596,14 +725,15 @@ execute_record(Page page, const MinidbRecordPlan *rp, const uint8 *actions)
 	ItemId		lp = plan_item(page, rp->off, true);
 	char	   *rec = (char *) PageGetItem(page, lp);
 	uint32		len = ItemIdGetLength(lp);
-	MinidbRecordHeader *rh = minidb_record_header(rec);
+	uint32		newlen = len;
 	bool		keep[MINIDB_MAX_PAGE_VERSIONS];
 	bool		prune = false;
 	bool		freeze = false;
+	int			nversions = minidb_record_nversions(rec, len);
 
-	if (rh->rh_nversions != rp->nversions)
-		elog(ERROR, "minidb record at offset %u holds %u versions, its pruning plan %u",
-			 rp->off, rh->rh_nversions, rp->nversions);
+	if (nversions != rp->nversions)
+		elog(ERROR, "minidb record at offset %u holds %d versions, its pruning plan %u",
+			 rp->off, nversions, rp->nversions);
 	for (int i = 0; i < rp->nversions; i++)
 	{
 		keep[i] = (actions[i] & MINIDB_PLAN_KEEP) != 0;
@@ -623,40 +753,41 @@ execute_record(Page page, const MinidbRecordPlan *rp, const uint8 *actions)
 			damaged = true;
 		else
 			while (minidb_chain_iter_next(&it, &ref, &err, &damaged))
-				if (actions[ref.index] & MINIDB_PLAN_FREEZE)
+				if ((actions[ref.index] & MINIDB_PLAN_FREEZE) &&
+					!(ref.vh->vh_flags & MINIDB_V_VIRTUAL))
 					ref.vh->vh_flags |= MINIDB_V_FROZEN;
 		if (damaged)
 			elog(ERROR, "minidb record at offset %u to freeze is damaged: version %d, field \"%s\": %s",
 				 rp->off, err.version, err.field, err.detail);
 	}
-	if (rp->flags & MINIDB_RPLAN_CLEAR_LOCKER)
-	{
-		rh->rh_locker = InvalidTransactionId;
-		rh->rh_lockmode = MINIDB_LOCK_NONE;
-		rh->rh_flags &= ~MINIDB_REC_LOCK_MULTI;
-	}
-	if (rp->flags & MINIDB_RPLAN_SET_LOCKER)
-	{
-		rh->rh_locker = rp->locker;
-		rh->rh_lockmode = rp->lockmode;
-		if (rp->flags & MINIDB_RPLAN_LOCKER_MULTI)
-			rh->rh_flags |= MINIDB_REC_LOCK_MULTI;
-		else
-			rh->rh_flags &= ~MINIDB_REC_LOCK_MULTI;
-	}
+	/* then prune (an aborted end goes), then the lockers */
 	if (prune)
 	{
-		uint32		newlen = minidb_record_prune(rec, len, keep);
-
+		if (!minidb_record_prune_fits(rec, len, keep))
+			elog(ERROR, "minidb pruning plan would grow the record at offset %u",
+				 rp->off);
+		newlen = minidb_record_prune(rec, len, keep);
 		if (newlen == 0)
 			elog(ERROR, "minidb pruning plan keeps no version of the record at offset %u",
 				 rp->off);
-		if (newlen != len)
-		{
-			/* shorter in place; PageRepairFragmentation moves it */
-			ItemIdSetNormal(lp, ItemIdGetOffset(lp), newlen);
-			return true;
-		}
+	}
+	if (rp->flags & MINIDB_RPLAN_SET_END_XID)
+		minidb_record_set_end_xid(rec, newlen, rp->locker);
+	else if (rp->flags & (MINIDB_RPLAN_CLEAR_LOCKER | MINIDB_RPLAN_SET_LOCKER))
+	{
+		MinidbLockers lk;
+
+		plan_lockers(rp, &lk);
+		if (minidb_record_set_lockers_size(rec, newlen, &lk) > newlen)
+			elog(ERROR, "minidb pruning plan would grow the record at offset %u",
+				 rp->off);
+		newlen = minidb_record_set_lockers(rec, newlen, rec, newlen, &lk);
+	}
+	if (newlen != len)
+	{
+		/* shorter in place; PageRepairFragmentation moves it */
+		ItemIdSetNormal(lp, ItemIdGetOffset(lp), newlen);
+		return true;
 	}
 	return false;
 }

@@ -12,6 +12,8 @@
 #define MINIDB_TUPLE_H
 
 #include "access/htup_details.h"
+#include "access/tupdesc.h"
+#include "utils/relcache.h"
 
 #include "chain.h"
 
@@ -23,13 +25,19 @@ typedef struct MinidbTupleBuf
 	char	   *data;
 	Size		size;
 	MemoryContext cxt;
+	MinidbDeltaBuf delta;		/* older versions rebuilt from differences */
 } MinidbTupleBuf;
 
+extern char *minidb_attributes_damage(TupleDesc desc,
+									  const MinidbVersionData *v);
+extern void minidb_check_tuple_layout(Relation rel, TupleDesc desc,
+									  HeapTuple tuple);
 extern Size minidb_materialized_size(const MinidbVersionData *v);
 extern void minidb_write_tuple(HeapTupleHeader td, const MinidbVersionData *v,
 							   TransactionId xmax, ItemPointer tid);
 extern void minidb_tuplebuf_init(MinidbTupleBuf *buf, MemoryContext cxt);
-extern void minidb_tuple_set_lockers(HeapTupleHeader td, const char *rec);
+extern void minidb_tuple_set_lockers(HeapTupleHeader td,
+									 const MinidbLockers *lk);
 extern HeapTuple minidb_materialize_data(MinidbTupleBuf *buf,
 										 const MinidbVersionData *v,
 										 TransactionId xmax, ItemPointer tid,

@@ -121,6 +121,7 @@ typedef struct Successor
 {
 	OffsetNumber off;
 	TransactionId xmin;
+	const char *field;			/* the successor's, as the format names it */
 	ItemPointerData successor;
 } Successor;
 
@@ -381,26 +382,33 @@ check_xmin(VerifyState *vs, OffsetNumber off, int version,
 		   const MinidbVersionHeader *vh)
 {
 	TransactionId xmin = vh->vh_xmin;
+	bool		virt = (vh->vh_flags & MINIDB_V_VIRTUAL) != 0;
+	const char *f_xmin = virt ? "xmax" : "vh_xmin";
+	const char *f_flags = virt ? "xinfo" : "vh_flags";
 	char	   *why;
 	int			status;
 
 	if (vh->vh_flags & MINIDB_V_FROZEN)
 		return XS_COMMITTED;
+	/* a V3 end by a multixact: its updater, a member (check_lockers) */
+	if ((vh->vh_flags & MINIDB_V_XMIN_MULTI) &&
+		(vh->vh_flags & MINIDB_V_XMIN_ABORTED))
+		return XS_ABORTED;
 	if (!TransactionIdIsNormal(xmin))
 		return XS_COMMITTED;	/* bootstrap or frozen xid */
 	if ((why = xid_out_of_bounds(vs, xmin)) != NULL)
 	{
-		problem(vs, off, version, "vh_xmin", "%s", why);
+		problem(vs, off, version, f_xmin, "%s", why);
 		return XS_UNKNOWN;
 	}
 	status = xid_status(vs, xmin);
 	if ((vh->vh_flags & MINIDB_V_XMIN_COMMITTED) && status != XS_COMMITTED &&
 		status != XS_UNKNOWN)
-		problem(vs, off, version, "vh_flags",
+		problem(vs, off, version, f_flags,
 				"xmin %u is hinted committed, but the commit log says it %s",
 				xmin, status == XS_ABORTED ? "did not commit" : "is in progress");
 	if ((vh->vh_flags & MINIDB_V_XMIN_ABORTED) && status == XS_COMMITTED)
-		problem(vs, off, version, "vh_flags",
+		problem(vs, off, version, f_flags,
 				"xmin %u is hinted aborted, but the commit log says it committed",
 				xmin);
 	if (vh->vh_flags & MINIDB_V_XMIN_COMMITTED)
@@ -416,52 +424,66 @@ refresh_multi_bounds(VerifyState *vs)
 	ReadMultiXactIdRange(&vs->oldest_multi, &vs->next_multi);
 }
 
-/* The row lockers of a record (which passed validation) */
-static void
-check_lockers(VerifyState *vs, OffsetNumber off, const MinidbRecordHeader *rh)
+/*
+ * The row lockers of a record (which passed validation): false when they
+ * are out of bounds (the record's walkers would look them up).  V1 and V2
+ * keep them in rh_locker, rh_lockmode and rh_flags; V3 in its xmax field
+ * (a lock-only xid, or a multixact whose members may include the row's
+ * updater).
+ */
+static bool
+check_lockers(VerifyState *vs, OffsetNumber off, const char *rec)
 {
-	TransactionId locker = rh->rh_locker;
+	bool		v3 = minidb_record_format_of(rec) == MINIDB_FORMAT_V3;
+	const char *f_locker = v3 ? "xmax" : "rh_locker";
+	const char *f_mode = v3 ? "info" : "rh_lockmode";
+	const char *f_flags = v3 ? "xinfo" : "rh_flags";
+	MinidbLockers lk;
+	TransactionId locker;
 	char	   *why;
 
-	if (rh->rh_flags & MINIDB_REC_LOCK_MULTI)
+	minidb_record_get_lockers(rec, &lk);
+	locker = lk.xid;
+	if (lk.multi)
 	{
 		MultiXactId multi = (MultiXactId) locker;
 		MultiXactMember *members;
 		int			n;
+		int			updaters = 0;
 
 		if (!MultiXactIdIsValid(multi))
 		{
-			problem(vs, off, -1, "rh_flags",
+			problem(vs, off, -1, f_flags,
 					"the locker is flagged a multixact, but there is no locker");
-			return;
+			return false;
 		}
-		if (rh->rh_lockmode == MINIDB_LOCK_NONE)
-			problem(vs, off, -1, "rh_lockmode",
+		if (lk.mode == MINIDB_LOCK_NONE)
+			problem(vs, off, -1, f_mode,
 					"multixact %u holds no lock mode", multi);
 		if (!MultiXactIdPrecedes(multi, vs->next_multi) ||
 			MultiXactIdPrecedes(multi, vs->oldest_multi))
 			refresh_multi_bounds(vs);
 		if (!MultiXactIdPrecedes(multi, vs->next_multi))
 		{
-			problem(vs, off, -1, "rh_locker",
+			problem(vs, off, -1, f_locker,
 					"multixact %u is not assigned yet (the next is %u)",
 					multi, vs->next_multi);
-			return;
+			return false;
 		}
 		if (MultiXactIdPrecedes(multi, vs->oldest_multi))
 		{
-			problem(vs, off, -1, "rh_locker",
+			problem(vs, off, -1, f_locker,
 					"multixact %u precedes the oldest one of the cluster, %u",
 					multi, vs->oldest_multi);
-			return;
+			return false;
 		}
 		if (MultiXactIdIsValid(vs->relminmxid) &&
 			MultiXactIdPrecedes(multi, vs->relminmxid))
 		{
-			problem(vs, off, -1, "rh_locker",
+			problem(vs, off, -1, f_locker,
 					"multixact %u precedes the table's relminmxid %u",
 					multi, vs->relminmxid);
-			return;
+			return false;
 		}
 		n = GetMultiXactIdMembers(multi, &members, false, false);
 		for (int i = 0; i < n; i++)
@@ -471,144 +493,40 @@ check_lockers(VerifyState *vs, OffsetNumber off, const MinidbRecordHeader *rh)
 				refresh_xid_bounds(vs);
 			if (!TransactionIdIsNormal(members[i].xid) ||
 				!TransactionIdPrecedes(members[i].xid, vs->next_xid))
-				problem(vs, off, -1, "rh_locker",
+				problem(vs, off, -1, f_locker,
 						"multixact %u has member %u, which is not an assigned transaction ID",
 						multi, members[i].xid);
 			if (ISUPDATE_from_mxstatus(members[i].status))
-				problem(vs, off, -1, "rh_locker",
-						"multixact %u has member %u with an update status, not a lock mode",
-						multi, members[i].xid);
+				updaters++;
 		}
+		/* only a V3 row's end may hold its updater among the lockers */
+		if (updaters > (lk.with_updater ? 1 : 0))
+			problem(vs, off, -1, f_locker,
+					"multixact %u has %d members with an update status%s",
+					multi, updaters,
+					lk.with_updater ? ", the row has one updater" :
+					", but it only locks the row");
 		if (n > 0)
 			pfree(members);
-		return;
+		return true;
 	}
 	if (!TransactionIdIsValid(locker))
-		return;					/* no locker; validation checked the mode */
-	if (rh->rh_lockmode == MINIDB_LOCK_NONE)
-		problem(vs, off, -1, "rh_lockmode", "locker %u holds no lock mode",
+		return true;			/* no locker; validation checked the mode */
+	if (lk.mode == MINIDB_LOCK_NONE)
+		problem(vs, off, -1, f_mode, "locker %u holds no lock mode",
 				locker);
 	if (!TransactionIdIsNormal(locker))
-		problem(vs, off, -1, "rh_locker",
+		problem(vs, off, -1, f_locker,
 				"locker %u is not a normal transaction ID", locker);
 	else if ((why = xid_out_of_bounds(vs, locker)) != NULL)
-		problem(vs, off, -1, "rh_locker", "%s", why);
+		problem(vs, off, -1, f_locker, "%s", why);
+	return true;
 }
 
 /* ----------------------------------------------------------------
  * Attributes
  * ----------------------------------------------------------------
  */
-
-/*
- * Walk a data version's attributes over its data, as heap_deform_tuple
- * would, with every step bounded: NULL if they tile the data exactly and
- * the data flags say what the data holds, else what is wrong.
- */
-static char *
-check_attributes(TupleDesc desc, const MinidbVersionData *v)
-{
-	const char *dp = v->data;
-	uint32		len = v->datalen;
-	uint32		off = 0;
-	bool		hasnull = (v->flags & MINIDB_V_HASNULL) != 0;
-	bool		anynull = false;
-	bool		varwidth = false;
-	bool		external = false;
-
-	if (v->natts > desc->natts)
-		return psprintf("%u attributes, but the table has %d", v->natts,
-						desc->natts);
-	for (int i = 0; i < v->natts; i++)
-	{
-		Form_pg_attribute att = TupleDescAttr(desc, i);
-
-		if (hasnull && att_isnull(i, v->bitmap))
-		{
-			anynull = true;
-			continue;
-		}
-		if (att->attlen > 0)
-		{
-			off = att_align_nominal(off, att->attalign);
-			if ((uint64) off + att->attlen > len)
-				return psprintf("attribute %d (%d bytes at %u) runs past the data's end %u",
-								i + 1, att->attlen, off, len);
-			off += att->attlen;
-			continue;
-		}
-		varwidth = true;
-		if (att->attlen == -2)
-		{
-			size_t		n;
-
-			off = att_align_nominal(off, att->attalign);
-			if (off >= len)
-				return psprintf("attribute %d starts at %u, past the data's end %u",
-								i + 1, off, len);
-			n = strnlen(dp + off, len - off);
-			if (n == len - off)
-				return psprintf("attribute %d: a C string without its end", i + 1);
-			off += n + 1;
-			continue;
-		}
-		if (att->attlen != -1)
-			return psprintf("attribute %d has length %d", i + 1, att->attlen);
-		if (off >= len)
-			return psprintf("attribute %d starts at %u, past the data's end %u",
-							i + 1, off, len);
-		off = att_align_pointer(off, att->attalign, -1, dp + off);
-		if (off >= len)
-			return psprintf("attribute %d starts at %u, past the data's end %u",
-							i + 1, off, len);
-		if (VARATT_IS_EXTERNAL(dp + off))
-		{
-			if ((uint64) off + VARHDRSZ_EXTERNAL > len)
-				return psprintf("attribute %d: a TOAST pointer at %u runs past the data's end %u",
-								i + 1, off, len);
-			if (VARTAG_EXTERNAL(dp + off) != VARTAG_ONDISK)
-				return psprintf("attribute %d: TOAST pointer of kind %u, not an on-disk one",
-								i + 1, VARTAG_EXTERNAL(dp + off));
-			if ((uint64) off + VARSIZE_EXTERNAL(dp + off) > len)
-				return psprintf("attribute %d: a TOAST pointer at %u runs past the data's end %u",
-								i + 1, off, len);
-			external = true;
-			off += VARSIZE_EXTERNAL(dp + off);
-		}
-		else if (VARATT_IS_SHORT(dp + off))
-		{
-			if ((uint64) off + VARSIZE_SHORT(dp + off) > len)
-				return psprintf("attribute %d (%u bytes at %u) runs past the data's end %u",
-								i + 1, (uint32) VARSIZE_SHORT(dp + off), off, len);
-			off += VARSIZE_SHORT(dp + off);
-		}
-		else
-		{
-			uint32		size;
-
-			if ((uint64) off + VARHDRSZ > len)
-				return psprintf("attribute %d: a length word at %u runs past the data's end %u",
-								i + 1, off, len);
-			size = VARSIZE_4B(dp + off);
-			if (size < VARHDRSZ || (uint64) off + size > len)
-				return psprintf("attribute %d (%u bytes at %u) runs past the data's end %u",
-								i + 1, size, off, len);
-			off += size;
-		}
-	}
-	if (off != len)
-		return psprintf("the attributes end at %u, the data at %u", off, len);
-	if (hasnull && !anynull)
-		return psprintf("null bitmap flagged, but none of the %u attributes is null",
-						v->natts);
-	if (varwidth != ((v->flags & MINIDB_V_HASVARWIDTH) != 0))
-		return psprintf("variable-width flag is %s, but the data has %s variable-width value",
-						varwidth ? "clear" : "set", varwidth ? "a" : "no");
-	if (external != ((v->flags & MINIDB_V_HASEXTERNAL) != 0))
-		return psprintf("external-value flag is %s, but the data has %s TOAST pointer",
-						external ? "clear" : "set", external ? "a" : "no");
-	return NULL;
-}
 
 /* ----------------------------------------------------------------
  * The walkers
@@ -627,18 +545,57 @@ accept_none(MinidbVersionHeader *vh, int index, void *arg)
 }
 
 /*
+ * A version as a reader sees it: a V3 end by a multixact shows its updater
+ * (the server's minidb_multi_updater_hook; none left: aborted).
+ */
+static MinidbVersionData
+reader_view(const MinidbVersionData *d)
+{
+	MinidbVersionData v = *d;
+
+	if ((v.flags & MINIDB_V_XMIN_MULTI) && minidb_multi_updater_hook)
+	{
+		TransactionId upd = minidb_multi_updater_hook(v.xmin, NULL);
+
+		if (TransactionIdIsValid(upd))
+			v.xmin = upd;
+		else
+			v.flags = (v.flags & ~MINIDB_V_XMIN_COMMITTED) |
+				MINIDB_V_XMIN_ABORTED;
+	}
+	return v;
+}
+
+static bool
+same_version(const MinidbVersionData *a, const MinidbVersionData *b)
+{
+	if (a->xmin != b->xmin || a->cid != b->cid || a->flags != b->flags ||
+		a->natts != b->natts || a->datalen != b->datalen)
+		return false;
+	if ((a->bitmap == NULL) != (b->bitmap == NULL))
+		return false;
+	if (a->bitmap &&
+		memcmp(a->bitmap, b->bitmap, MINIDB_BITMAPLEN(a->natts)) != 0)
+		return false;
+	return a->datalen == 0 || memcmp(a->data, b->data, a->datalen) == 0;
+}
+
+/*
  * The reference walker found versions dec[0..n-1] in a record validation
- * accepted: the iterator must yield the same versions (their offsets go to
- * offsets[]), and the fast walker must find each where the iterator did.
- * Returns false (with a row) when they disagree.
+ * accepted: the iterator must yield the same versions, the same bytes
+ * (DELTA versions rebuilt), and the fast walker must find each where the
+ * iterator did.  The headers readers see go to vhs[] (a V3 record's end:
+ * its virtual marker).  Returns false (with a row) when they disagree.
  */
 static bool
 check_walkers(VerifyState *vs, OffsetNumber off, char *rec, uint32 len,
-			  const MinidbVersionData *dec, int n, uint32 *offsets)
+			  const MinidbVersionData *dec, int n, uint32 *offsets,
+			  MinidbVersionHeader *vhs)
 {
 	MinidbChainIter it;
 	MinidbVersionRef ref;
 	MinidbChainError err;
+	MinidbDeltaBuf buf = {NULL, 0};
 	bool		damaged = false;
 	int			k = 0;
 
@@ -651,8 +608,8 @@ check_walkers(VerifyState *vs, OffsetNumber off, char *rec, uint32 len,
 	}
 	while (minidb_chain_iter_next(&it, &ref, &err, &damaged))
 	{
-		const MinidbVersionHeader *vh = ref.vh;
-		uint32		datalen = vh->vh_len - vh->vh_hoff;
+		MinidbVersionData got;
+		MinidbVersionData want;
 
 		if (k >= n || ref.index != k)
 		{
@@ -661,19 +618,16 @@ check_walkers(VerifyState *vs, OffsetNumber off, char *rec, uint32 len,
 					ref.index, k, n);
 			return false;
 		}
-		if (vh->vh_xmin != dec[k].xmin || vh->vh_cid != dec[k].cid ||
-			vh->vh_flags != dec[k].flags || vh->vh_natts != dec[k].natts ||
-			datalen != dec[k].datalen ||
-			memcmp(rec + ref.offset + vh->vh_hoff, dec[k].data, datalen) != 0 ||
-			((vh->vh_flags & MINIDB_V_HASNULL) &&
-			 memcmp(rec + ref.offset + MINIDB_VERSION_HDRSZ, dec[k].bitmap,
-					MINIDB_BITMAPLEN(vh->vh_natts)) != 0))
+		minidb_version_get_buf(rec, &ref, &got, &buf);
+		want = reader_view(&dec[k]);
+		if (!same_version(&got, &want))
 		{
 			problem(vs, off, k, "walker",
 					"the iterator and the reference walker read different bytes for version %d",
 					k);
 			return false;
 		}
+		vhs[k] = *ref.vh;
 		offsets[k++] = ref.offset;
 	}
 	if (damaged || k != n)
@@ -688,13 +642,17 @@ check_walkers(VerifyState *vs, OffsetNumber off, char *rec, uint32 len,
 	for (int t = 0; t < n; t++)
 	{
 		int			got;
+		bool		virt;
 
 		/* every version of short chains; the ends and the middle of long */
 		if (n > 16 && t >= 8 && t < n - 8 && t != n / 2)
 			continue;
 		got = minidb_chain_find_visible(rec, len, accept_index, &t, &ref, &err);
+		virt = got >= 0 && ref.vh == &ref.virt.vh;
 		if (got != t || ref.offset != offsets[t] ||
-			(char *) ref.vh != rec + offsets[t])
+			(!virt && (char *) ref.vh != rec + offsets[t]) ||
+			(virt && (ref.vh->vh_flags != vhs[t].vh_flags ||
+					  ref.vh->vh_xmin != vhs[t].vh_xmin)))
 		{
 			problem(vs, off, t, "walker",
 					"the fast walker finds version %d as %d at offset %u, the iterator at offset %u%s%s",
@@ -723,21 +681,27 @@ check_record(VerifyState *vs, Buffer buffer, OffsetNumber off, char *rec,
 			 uint32 len)
 {
 	MinidbChainError err;
-	MinidbRecordHeader *rh = minidb_record_header(rec);
 	MinidbVersionData *dec;
+	MinidbVersionHeader *vhs;
 	uint32	   *offsets;
 	int		   *status;
 	int			n;
 	int			nproblems = list_length(vs->problems);
 	bool		sane = true;
+	ItemPointerData succ;
+	bool		moved_part;
+	bool		v3 = minidb_record_format_of(rec) == MINIDB_FORMAT_V3;
 
 	if (!minidb_record_validate(rec, len, &err))
 	{
 		problem(vs, off, err.version, err.field, "%s", err.detail);
 		return;
 	}
+	/* before the walkers, which ask about a V3 end's multixact */
+	if (!check_lockers(vs, off, rec))
+		return;
 	n = minidb_chain_decode_all(rec, len, &dec, &err);
-	if (n != rh->rh_nversions)
+	if (n < 0 || n != minidb_record_nversions(rec, len))
 	{
 		problem(vs, off, err.version, "walker",
 				"the reference walker refuses a record the validator accepts: %s",
@@ -745,23 +709,21 @@ check_record(VerifyState *vs, Buffer buffer, OffsetNumber off, char *rec,
 		return;
 	}
 	offsets = palloc(sizeof(uint32) * n);
-	if (!check_walkers(vs, off, rec, len, dec, n, offsets))
+	vhs = palloc(sizeof(MinidbVersionHeader) * n);
+	if (!check_walkers(vs, off, rec, len, dec, n, offsets, vhs))
 		return;
-
-	check_lockers(vs, off, rh);
 
 	status = palloc(sizeof(int) * n);
 	for (int i = 0; i < n; i++)
 	{
-		const MinidbVersionHeader *vh =
-			(const MinidbVersionHeader *) (rec + offsets[i]);
+		const MinidbVersionHeader *vh = &vhs[i];
 		char	   *why;
 
 		status[i] = check_xmin(vs, off, i, vh);
 		if (status[i] == XS_UNKNOWN)
 			sane = false;
 		if (!(vh->vh_flags & MINIDB_V_NODATA_MASK) &&
-			(why = check_attributes(vs->tupdesc, &dec[i])) != NULL)
+			(why = minidb_attributes_damage(vs->tupdesc, &dec[i])) != NULL)
 		{
 			problem(vs, off, i, "data", "%s", why);
 			sane = false;
@@ -771,16 +733,17 @@ check_record(VerifyState *vs, Buffer buffer, OffsetNumber off, char *rec,
 		return;					/* nothing more to trust */
 
 	/* a moved marker whose transaction some snapshot may not see yet */
-	if ((dec[0].flags & MINIDB_V_MOVED) &&
-		!(rh->rh_flags & MINIDB_REC_MOVED_PART) &&
+	if ((vhs[0].vh_flags & MINIDB_V_MOVED) &&
+		minidb_record_get_successor(rec, &succ, &moved_part) &&
 		status[0] == XS_COMMITTED &&
-		!GlobalVisTestIsRemovableXid(vs->vistest, dec[0].xmin))
+		!GlobalVisTestIsRemovableXid(vs->vistest, vhs[0].vh_xmin))
 	{
 		Successor  *s = MemoryContextAlloc(vs->page_cxt, sizeof(Successor));
 
 		s->off = off;
-		s->xmin = dec[0].xmin;
-		s->successor = rh->rh_successor;
+		s->xmin = vhs[0].vh_xmin;
+		s->field = v3 ? "successor" : "rh_successor";
+		s->successor = succ;
 		vs->successors = lappend(vs->successors, s);
 	}
 
@@ -963,7 +926,7 @@ check_successor(VerifyState *vs, const Successor *s, BlockNumber nblocks)
 
 	if (sblk >= nblocks)
 	{
-		problem(vs, s->off, 0, "rh_successor",
+		problem(vs, s->off, 0, s->field,
 				"successor (%u,%u) lies past the end of the table (%u blocks)",
 				sblk, soff, nblocks);
 		return;
@@ -973,14 +936,14 @@ check_successor(VerifyState *vs, const Successor *s, BlockNumber nblocks)
 	LockBuffer(buffer, BUFFER_LOCK_SHARE);
 	page = BufferGetPage(buffer);
 	if (PageIsNew(page))
-		problem(vs, s->off, 0, "rh_successor",
+		problem(vs, s->off, 0, s->field,
 				"successor (%u,%u) lies on an empty page", sblk, soff);
 	else if (minidb_page_damage(page) == NULL)
 	{
 		switch (minidb_page_item(page, soff, &rec, &len, &why))
 		{
 			case MINIDB_ITEM_NONE:
-				problem(vs, s->off, 0, "rh_successor",
+				problem(vs, s->off, 0, s->field,
 						"successor (%u,%u) holds no record", sblk, soff);
 				break;
 			case MINIDB_ITEM_DAMAGED:
@@ -990,12 +953,16 @@ check_successor(VerifyState *vs, const Successor *s, BlockNumber nblocks)
 				{
 					MinidbChainIter it;
 					MinidbVersionRef ref;
+					MinidbVersionHeader oldest_vh;
 					MinidbVersionHeader *oldest = NULL;
 					bool		damaged;
 
 					minidb_chain_iter_init(&it, rec, len, &err);
 					while (minidb_chain_iter_next(&it, &ref, &err, &damaged))
-						oldest = ref.vh;
+					{
+						oldest_vh = *ref.vh;
+						oldest = &oldest_vh;
+					}
 
 					/*
 					 * Pruning may have removed the successor's first
@@ -1004,7 +971,7 @@ check_successor(VerifyState *vs, const Successor *s, BlockNumber nblocks)
 					if (oldest && oldest->vh_xmin != s->xmin &&
 						!(oldest->vh_flags & (MINIDB_V_XMIN_COMMITTED | MINIDB_V_FROZEN) &&
 						  GlobalVisTestIsRemovableXid(vs->vistest, oldest->vh_xmin)))
-						problem(vs, s->off, 0, "rh_successor",
+						problem(vs, s->off, 0, s->field,
 								"successor (%u,%u) was made by transaction %u, not by the moving update's %u",
 								sblk, soff, oldest->vh_xmin, s->xmin);
 				}

@@ -28,6 +28,7 @@
 #include "storage/bufmgr.h"
 #include "storage/predicate.h"
 #include "storage/procarray.h"
+#include "utils/combocid.h"
 #include "utils/lsyscache.h"
 #include "utils/relfilenodemap.h"
 #include "utils/snapmgr.h"
@@ -40,6 +41,97 @@
 static int	find_visible(Relation rel, ItemPointer tid, char *rec, uint32 len,
 						 Snapshot snapshot, Buffer buffer,
 						 MinidbVersionRef *ref, TransactionId *xmax, bool ssi);
+
+/* The hint on a version, or on the record end a virtual marker stands for */
+static inline void
+set_hint_bits(MinidbVersionHeader *vh, uint16 hint)
+{
+	if (vh->vh_flags & MINIDB_V_VIRTUAL)
+		minidb_virtual_set_hint(vh, hint);
+	else
+		vh->vh_flags |= hint;
+}
+
+/*
+ * A version's cid as the current transaction means it: its cmin, or for a
+ * (virtual) marker the cmax of the version it ended.  A V3 record keeps the
+ * cmax of a version whose row ended in that version's cid, as heap keeps it
+ * in t_cid, and both in a combo command id when the current transaction
+ * wrote both (MINIDB_V_COMBOCID), which combocid.c resolves.  Only the
+ * transaction that wrote a version asks.
+ */
+CommandId
+minidb_version_cid(const MinidbVersionHeader *vh)
+{
+	HeapTupleHeaderData tup;
+
+	if (likely(!(vh->vh_flags & MINIDB_V_COMBOCID)))
+		return vh->vh_cid;
+	memset(&tup, 0, sizeof(tup));
+	tup.t_infomask = HEAP_COMBOCID;
+	tup.t_choice.t_heap.t_field3.t_cid = vh->vh_cid;
+	if (vh->vh_flags & MINIDB_V_NODATA_MASK)
+	{
+		HeapTupleHeaderSetXmax(&tup, vh->vh_xmin);
+		return HeapTupleHeaderGetCmax(&tup);
+	}
+	HeapTupleHeaderSetXmin(&tup, vh->vh_xmin);
+	return HeapTupleHeaderGetCmin(&tup);
+}
+
+/*
+ * The cid a marker that ends head's row stores: cmax, or a combo command
+ * id of head's cmin and cmax when head is this transaction's too (heap's
+ * HeapTupleHeaderAdjustCmax).  *combo says which.
+ */
+CommandId
+minidb_marker_cid(const MinidbVersionHeader *head, CommandId cmax, bool *combo)
+{
+	HeapTupleHeaderData tup;
+
+	memset(&tup, 0, sizeof(tup));
+	HeapTupleHeaderSetXmin(&tup, head->vh_xmin);
+	if (head->vh_flags & (MINIDB_V_XMIN_COMMITTED | MINIDB_V_FROZEN))
+		tup.t_infomask |= HEAP_XMIN_COMMITTED;
+	if (head->vh_flags & MINIDB_V_COMBOCID)
+		tup.t_infomask |= HEAP_COMBOCID;
+	tup.t_choice.t_heap.t_field3.t_cid = head->vh_cid;
+	HeapTupleHeaderAdjustCmax(&tup, &cmax, combo);
+	return cmax;
+}
+
+/*
+ * The updating member of a multixact that ends a V3 record's row (the
+ * record layer's minidb_multi_updater_hook), or InvalidTransactionId.
+ */
+static TransactionId
+multi_updater(TransactionId multi, const char *rec)
+{
+	MultiXactMember *members;
+	TransactionId updater = InvalidTransactionId;
+	MultiXactId oldest;
+	MultiXactId next;
+	int			n;
+
+	/* a damaged xmax must not be looked up: that error names no record */
+	ReadMultiXactIdRange(&oldest, &next);
+	if (!MultiXactIdIsValid(multi) || MultiXactIdPrecedes(multi, oldest) ||
+		!MultiXactIdPrecedes(multi, next))
+		minidb_report_bad_xid(rec, "xmax", multi, true);
+	n = GetMultiXactIdMembers((MultiXactId) multi, &members, false, false);
+	for (int i = 0; i < n; i++)
+		if (ISUPDATE_from_mxstatus(members[i].status))
+			updater = members[i].xid;
+	if (n > 0)
+		pfree(members);
+	return updater;
+}
+
+void
+minidb_visibility_init(void)
+{
+	minidb_multi_updater_hook = multi_updater;
+}
 
 /*
  * Set a hint bit, unless the transaction's commit record might not be
@@ -57,7 +149,7 @@ minidb_set_hint(MinidbVersionHeader *vh, Buffer buffer, uint16 hint,
 	 */
 	if (!BufferIsValid(buffer))
 	{
-		vh->vh_flags |= hint;
+		set_hint_bits(vh, hint);
 		return;
 	}
 
@@ -78,7 +170,7 @@ minidb_set_hint(MinidbVersionHeader *vh, Buffer buffer, uint16 hint,
 			BufferGetLSNAtomic(buffer) < commitLSN)
 			return;
 	}
-	vh->vh_flags |= hint;
+	set_hint_bits(vh, hint);
 	MarkBufferDirtyHint(buffer, true);
 }
 
@@ -124,6 +216,60 @@ xid_in_range(TransactionId xid)
 }
 
 /*
+ * The relation, block and offset of the record on a buffer's page that
+ * holds 'where' (false for private copies); *relname may be "?".
+ */
+static bool
+locate_record(const void *where, const char **relname, BlockNumber *blkno,
+			  OffsetNumber *off, char **rec, uint32 *len)
+{
+	Buffer		buffer;
+	Page		page;
+	RelFileNode rnode;
+	ForkNumber	fork;
+	Oid			relid;
+	char	   *name = NULL;
+
+	if (where == NULL || !minidb_page_locate(where, &buffer, off))
+		return false;
+	page = BufferGetPage(buffer);
+	*rec = PageGetItem(page, PageGetItemId(page, *off));
+	*len = ItemIdGetLength(PageGetItemId(page, *off));
+	BufferGetTag(buffer, &rnode, &fork, blkno);
+	relid = RelidByRelfilenode(rnode.spcNode, rnode.relNode);
+	if (OidIsValid(relid))
+		name = get_rel_name(relid);
+	*relname = name ? name : "?";
+	return true;
+}
+
+void
+minidb_record_damaged(const char *rec, const MinidbChainError *err)
+{
+	const char *relname;
+	BlockNumber blkno;
+	OffsetNumber off;
+	char	   *item;
+	uint32		len;
+
+	if (!locate_record(rec, &relname, &blkno, &off, &item, &len))
+		return;
+	if (err->version >= 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("corrupted minidb record in relation \"%s\" at TID (%u,%u)",
+						relname, blkno, off),
+				 errdetail("Version %d, field \"%s\": %s.", err->version,
+						   err->field, err->detail)));
+	ereport(ERROR,
+			(errcode(ERRCODE_DATA_CORRUPTED),
+			 errmsg("corrupted minidb record in relation \"%s\" at TID (%u,%u)",
+					relname, blkno, off),
+			 errdetail("Record header field \"%s\": %s.", err->field,
+					   err->detail)));
+}
+
+/*
  * The version or record header at 'where' holds transaction ID (or
  * multixact) 'xid' in 'field', out of range: raise ERRCODE_DATA_CORRUPTED
  * naming the relation, TID and version when 'where' lies on a buffer's
@@ -133,8 +279,11 @@ void
 minidb_report_bad_xid(const void *where, const char *field, uint32 xid,
 					  bool multi)
 {
-	Buffer		buffer;
+	const char *relname;
+	BlockNumber blkno;
 	OffsetNumber off;
+	char	   *rec;
+	uint32		len;
 	char	   *what;
 
 	if (multi)
@@ -151,27 +300,17 @@ minidb_report_bad_xid(const void *where, const char *field, uint32 xid,
 						xid, ShmemVariableCache->oldestClogXid,
 						ReadNextTransactionId() - 1);
 
-	if (minidb_page_locate(where, &buffer, &off))
+	if (locate_record(where, &relname, &blkno, &off, &rec, &len))
 	{
-		Page		page = BufferGetPage(buffer);
-		char	   *rec = PageGetItem(page, PageGetItemId(page, off));
-		uint32		len = ItemIdGetLength(PageGetItemId(page, off));
-		RelFileNode rnode;
-		ForkNumber	fork;
-		BlockNumber blkno;
-		Oid			relid;
-		char	   *relname = NULL;
 		int			version = -1;
 		MinidbChainIter it;
 		MinidbVersionRef ref;
 		MinidbChainError err;
 		bool		damaged;
 
-		BufferGetTag(buffer, &rnode, &fork, &blkno);
-		relid = RelidByRelfilenode(rnode.spcNode, rnode.relNode);
-		if (OidIsValid(relid))
-			relname = get_rel_name(relid);
-		if (minidb_chain_iter_init(&it, rec, len, &err))
+		/* (the record header itself: no walk, which would ask for it again) */
+		if ((const char *) where != rec &&
+			minidb_chain_iter_init(&it, rec, len, &err))
 			while (minidb_chain_iter_next(&it, &ref, &err, &damaged))
 				if ((char *) ref.vh == (char *) where)
 					version = ref.index;
@@ -179,13 +318,13 @@ minidb_report_bad_xid(const void *where, const char *field, uint32 xid,
 			ereport(ERROR,
 					(errcode(ERRCODE_DATA_CORRUPTED),
 					 errmsg("corrupted minidb record in relation \"%s\" at TID (%u,%u)",
-							relname ? relname : "?", blkno, off),
+							relname, blkno, off),
 					 errdetail("Version %d, field \"%s\": %s.", version,
 							   field, what)));
 		ereport(ERROR,
 				(errcode(ERRCODE_DATA_CORRUPTED),
 				 errmsg("corrupted minidb record in relation \"%s\" at TID (%u,%u)",
-						relname ? relname : "?", blkno, off),
+						relname, blkno, off),
 				 errdetail("Record header field \"%s\": %s.", field, what)));
 	}
 	ereport(ERROR,
@@ -194,34 +333,62 @@ minidb_report_bad_xid(const void *where, const char *field, uint32 xid,
 			 errdetail("Field \"%s\": %s.", field, what)));
 }
 
-/* vh's xmin may be looked up: else ERROR */
+/*
+ * vh's xmin may be looked up: else ERROR.  A V3 record's virtual marker
+ * stands for the record's xmax field (a MultiXactId's updater was checked
+ * when the marker was made: multi_updater).
+ */
+static void
+report_bad_xmin(MinidbVersionHeader *vh)
+{
+	if (vh->vh_flags & MINIDB_V_VIRTUAL)
+		minidb_report_bad_xid(((MinidbVirtualMarker *) vh)->rec, "xmax",
+							  vh->vh_xmin, false);
+	minidb_report_bad_xid(vh, "vh_xmin", vh->vh_xmin, false);
+}
+
 static inline void
 check_xmin(MinidbVersionHeader *vh)
 {
-	if (unlikely(!xid_in_range(vh->vh_xmin)))
-		minidb_report_bad_xid(vh, "vh_xmin", vh->vh_xmin, false);
+	if (unlikely(!xid_in_range(vh->vh_xmin)) &&
+		!(vh->vh_flags & MINIDB_V_XMIN_MULTI))
+		report_bad_xmin(vh);
 }
 
 /*
- * A row locker (xid or multixact) may be looked up: else ERROR.  For the
- * lock layer, before it asks whether the lockers run.
+ * The row lockers lk read from rec (xid or multixact) may be looked up:
+ * else ERROR naming the record.  For the lock layer, before it asks
+ * whether the lockers run.
  */
 void
-minidb_lockers_sane(const MinidbRecordHeader *rh)
+minidb_lockers_sane(const char *rec, const MinidbLockers *lk)
 {
-	if (rh->rh_flags & MINIDB_REC_LOCK_MULTI)
+	const char *field = minidb_record_format_of(rec) == MINIDB_FORMAT_V3 ?
+		"xmax" : "rh_locker";
+
+	if (!TransactionIdIsValid(lk->xid) ||
+		(!lk->multi && lk->mode == MINIDB_LOCK_NONE))
+		return;
+	if (lk->multi)
 	{
 		MultiXactId oldest;
 		MultiXactId next;
 
 		ReadMultiXactIdRange(&oldest, &next);
-		if (!MultiXactIdIsValid(rh->rh_locker) ||
-			MultiXactIdPrecedes(rh->rh_locker, oldest) ||
-			!MultiXactIdPrecedes(rh->rh_locker, next))
-			minidb_report_bad_xid(rh, "rh_locker", rh->rh_locker, true);
+		if (MultiXactIdPrecedes(lk->xid, oldest) ||
+			!MultiXactIdPrecedes(lk->xid, next))
+			minidb_report_bad_xid(rec, field, lk->xid, true);
 	}
-	else if (!xid_in_range(rh->rh_locker))
-		minidb_report_bad_xid(rh, "rh_locker", rh->rh_locker, false);
+	else if (!xid_in_range(lk->xid))
+		minidb_report_bad_xid(rec, field, lk->xid, false);
+}
+
+/* The row lockers of rec, checked by minidb_lockers_sane */
+void
+minidb_get_lockers(const char *rec, MinidbLockers *lk)
+{
+	minidb_record_get_lockers(rec, lk);
+	minidb_lockers_sane(rec, lk);
 }
 
 /*
@@ -290,7 +457,7 @@ mvcc_sees(MinidbVersionHeader *vh, MinidbVisArg *va)
 		TransactionIdPrecedes(xmin, ShmemVariableCache->oldestClogXid))
 		check_xmin(vh);
 	if (TransactionIdIsCurrentTransactionId(xmin))
-		return vh->vh_cid < snapshot->curcid;
+		return minidb_version_cid(vh) < snapshot->curcid;
 	if (XidInMVCCSnapshot(xmin, snapshot))
 		return false;
 	if (TransactionIdDidCommit(xmin))
@@ -623,12 +790,7 @@ find_visible(Relation rel, ItemPointer tid, char *rec, uint32 len,
 	/* an insertion another backend is still deciding on: say whose */
 	if (idx == 0 && snapshot->snapshot_type == SNAPSHOT_DIRTY &&
 		TransactionIdIsValid(snapshot->xmin))
-	{
-		ItemPointer spec = &minidb_record_header(rec)->rh_successor;
-
-		if (ItemPointerGetOffsetNumberNoCheck(spec) == SpecTokenOffsetNumber)
-			snapshot->speculativeToken = ItemPointerGetBlockNumberNoCheck(spec);
-	}
+		snapshot->speculativeToken = minidb_record_spec_token(rec);
 	if (xmax)
 		*xmax = va.newer_xmin;
 	return idx;
@@ -652,6 +814,24 @@ minidb_record_origin_xmin(Relation rel, ItemPointer tid, char *rec, uint32 len)
 	return oldest;
 }
 
+/*
+ * The ref of version index of a record, found again after a walk that
+ * noted only the index.
+ */
+void
+minidb_ref_at(Relation rel, ItemPointer tid, char *rec, uint32 len,
+			  int index, MinidbVersionRef *ref)
+{
+	MinidbVersionWalk walk;
+
+	minidb_walk_begin(&walk, rel, tid, rec, len);
+	while (minidb_walk_next(&walk, ref))
+		if (ref->index == index)
+			return;
+	elog(ERROR, "minidb record at (%u,%u) has no version %d",
+		 ItemPointerGetBlockNumber(tid), ItemPointerGetOffsetNumber(tid), index);
+}
+
 /* ----------------------------------------------------------------
  * What writers, lockers and fetches by TID need
  * ----------------------------------------------------------------
@@ -661,8 +841,7 @@ typedef struct HeadsState
 {
 	Buffer		buffer;
 	int			found;
-	MinidbVersionRef *head;
-	char	   *rec;
+	int			head;			/* the head's index */
 } HeadsState;
 
 /*
@@ -680,9 +859,7 @@ head_then_settled(MinidbVersionHeader *vh, int index, void *arg)
 		return false;
 	if (hs->found++ == 0)
 	{
-		hs->head->index = index;
-		hs->head->offset = (char *) vh - hs->rec;
-		hs->head->vh = vh;
+		hs->head = index;
 		return false;
 	}
 	return TransactionIdIsCurrentTransactionId(vh->vh_xmin) ||
@@ -706,14 +883,14 @@ minidb_row_heads(Relation rel, ItemPointer tid, char *rec, uint32 len,
 
 	hs.buffer = buffer;
 	hs.found = 0;
-	hs.head = head;
-	hs.rec = rec;
+	hs.head = -1;
 	idx = minidb_chain_find_visible(rec, len, head_then_settled, &hs, below,
 									&err);
 	if (idx == -2)
 		minidb_report_corruption(rel, tid, &err);
 	if (hs.found == 0)
 		return 0;
+	minidb_ref_at(rel, tid, rec, len, hs.head, head);
 	return idx >= 0 ? 2 : 1;
 }
 
@@ -751,8 +928,7 @@ typedef struct RowVersionState
 	Buffer		buffer;
 	Snapshot	active;			/* the active MVCC snapshot, or NULL */
 	bool		newest;			/* the TID names the version we locked */
-	char	   *rec;
-	MinidbVersionRef fallback;	/* newest candidate */
+	int			fallback;		/* newest candidate's index, or -1 */
 	TransactionId newer_xmin;	/* xmin of the last version passed over */
 	TransactionId fallback_xmax;
 	MinidbVisArg va;			/* the active snapshot's test */
@@ -778,17 +954,15 @@ row_version_wanted(MinidbVersionHeader *vh, int index, void *arg)
 		rs->newer_xmin = vh->vh_xmin;
 		return false;			/* in progress elsewhere */
 	}
-	if (rs->fallback.vh == NULL)
+	if (rs->fallback < 0)
 	{
-		rs->fallback.index = index;
-		rs->fallback.offset = (char *) vh - rs->rec;
-		rs->fallback.vh = vh;
+		rs->fallback = index;
 		rs->fallback_xmax = rs->newer_xmin;
 	}
 	if (rs->active == NULL)
 		ok = true;
 	else if (rs->newest)
-		ok = !ours || vh->vh_cid < rs->active->curcid;
+		ok = !ours || minidb_version_cid(vh) < rs->active->curcid;
 	else
 		ok = mvcc_sees(vh, &rs->va);
 	if (!ok)
@@ -807,8 +981,7 @@ minidb_find_row_version(Relation rel, ItemPointer tid, bool newest, char *rec,
 
 	rs.buffer = buffer;
 	rs.active = NULL;
-	rs.rec = rec;
-	rs.fallback.vh = NULL;
+	rs.fallback = -1;
 	rs.newer_xmin = InvalidTransactionId;
 	rs.fallback_xmax = InvalidTransactionId;
 	if (ActiveSnapshotSet() && IsMVCCSnapshot(GetActiveSnapshot()))
@@ -827,9 +1000,9 @@ minidb_find_row_version(Relation rel, ItemPointer tid, bool newest, char *rec,
 		*xmax = rs.newer_xmin;
 		return idx;
 	}
-	if (rs.fallback.vh == NULL)
+	if (rs.fallback < 0)
 		return -1;
-	*ref = rs.fallback;
+	minidb_ref_at(rel, tid, rec, len, rs.fallback, ref);
 	*xmax = rs.fallback_xmax;
 	return ref->index;
 }

@@ -28,6 +28,12 @@ typedef struct MinidbVisArg
 	Relation	ssi_rel;		/* MVCC: report skipped writers to SSI */
 } MinidbVisArg;
 
+extern void minidb_visibility_init(void);
+extern CommandId minidb_version_cid(const MinidbVersionHeader *vh);
+extern CommandId minidb_marker_cid(const MinidbVersionHeader *head,
+								   CommandId cmax, bool *combo);
+extern void minidb_ref_at(Relation rel, ItemPointer tid, char *rec,
+						  uint32 len, int index, MinidbVersionRef *ref);
 extern MinidbVisibleFn minidb_visibility_fn(Snapshot snapshot);
 extern void minidb_vis_arg_init(MinidbVisArg *va, Snapshot snapshot,
 								Buffer buffer);
@@ -38,7 +44,8 @@ extern int	minidb_effective_head(Relation rel, ItemPointer tid, char *rec,
 								  MinidbVersionRef *ref);
 extern void minidb_report_bad_xid(const void *where, const char *field,
 								  uint32 xid, bool multi) pg_attribute_noreturn();
-extern void minidb_lockers_sane(const MinidbRecordHeader *rh);
+extern void minidb_lockers_sane(const char *rec, const MinidbLockers *lk);
+extern void minidb_get_lockers(const char *rec, MinidbLockers *lk);
 extern bool minidb_xid_committed(MinidbVersionHeader *vh, Buffer buffer);
 extern bool minidb_xid_aborted(MinidbVersionHeader *vh, Buffer buffer);
 extern void minidb_set_hint(MinidbVersionHeader *vh, Buffer buffer,

@@ -1,15 +1,16 @@
 # Damaged pages: single-byte flips, a zeroed page, a truncated file
 # (issue 11, "a corruption test").
 #
-# A minidb table with every kind of record (frozen and not, V1 and V2,
-# chains several versions deep kept by a prepared transaction that holds
+# A minidb table with every kind of record (frozen and not, formats V3,
+# V1 and V2 (minidb.record_format), chains several versions deep kept by a prepared transaction that holds
 # the horizon, rolled-back versions, moved rows, tombstones, single and
 # multixact row lockers, NULLs, TOAST values) is written, checkpointed, and
 # the cluster stopped and copied ("pristine").  Then, round after round,
 # with the server stopped: the pristine data directory comes back, one byte
 # of every page is XORed with a random nonzero value (a seeded PRNG picks
-# page, byte and value among the line pointers, record headers, V2
-# directories and version headers), the server starts, and
+# page, byte and value among the line pointers, record headers (V3: info,
+# xinfo, xmax, successor), V2 directories, V3 trailers and version
+# headers), the server starts, and
 #
 #	reads	every page by a TID range scan, every row of it by an index
 #			scan (primary key), each in a subtransaction;
@@ -82,11 +83,15 @@ INSERT INTO c SELECT g, g % 97, 'v' || g,
        CASE WHEN g % 3 = 0 THEN NULL ELSE repeat('p', g % 40) END
   FROM generate_series(1, 4000) g;
 VACUUM (FREEZE) c;
--- format V1 records
+-- legacy records: format V1, then V2 (V3 is the default)
 SET minidb.record_format = 'v1';
 INSERT INTO c SELECT g, g % 97, 'v' || g,
        CASE WHEN g % 4 = 0 THEN NULL ELSE repeat('q', g % 30) END
-  FROM generate_series(4001, 7000) g;
+  FROM generate_series(4001, 5500) g;
+SET minidb.record_format = 'v2';
+INSERT INTO c SELECT g, g % 97, 'v' || g,
+       CASE WHEN g % 4 = 0 THEN NULL ELSE repeat('q', g % 30) END
+  FROM generate_series(5501, 7000) g;
 RESET minidb.record_format;
 -- TOAST values (external, uncompressed)
 INSERT INTO c SELECT g, g % 97, 'big' || g, repeat(md5(g::text), 80)
@@ -98,14 +103,24 @@ INSERT INTO c SELECT g, g % 97, 'v' || g, NULL
 $node->safe_psql('postgres', q{
 BEGIN; SELECT txid_current(); PREPARE TRANSACTION 'hold';
 });
+# (a write turns a legacy record into the format the setting names: the
+# writes to the legacy rows keep theirs)
+my $writes_sql = q{
+UPDATE c SET v = v || '+' WHERE id % 4 = 0 AND RANGE;
+UPDATE c SET v = v || '+' WHERE id % 8 = 0 AND RANGE;
+BEGIN; UPDATE c SET v = v || 'x' WHERE id % 16 = 0 AND RANGE; ROLLBACK;
+UPDATE c SET v = v || '*' WHERE id % 16 = 0 AND RANGE;
+UPDATE c SET k = k + 1000 WHERE id % 10 = 1 AND RANGE;
+UPDATE c SET pad = repeat(md5(id::text), 90) WHERE id BETWEEN 7001 AND 7010 AND RANGE;
+DELETE FROM c WHERE id % 50 = 7 AND RANGE;
+};
+for my $f ([ 'v1', 'id BETWEEN 4001 AND 5500' ], [ 'v2', 'id BETWEEN 5501 AND 7000' ],
+	[ 'v3', 'id NOT BETWEEN 4001 AND 7000' ])
+{
+	(my $sql = $writes_sql) =~ s/RANGE/$f->[1]/g;
+	$node->safe_psql('postgres', "SET minidb.record_format = '$f->[0]'; $sql");
+}
 $node->safe_psql('postgres', q{
-UPDATE c SET v = v || '+' WHERE id % 4 = 0;
-UPDATE c SET v = v || '+' WHERE id % 8 = 0;
-BEGIN; UPDATE c SET v = v || 'x' WHERE id % 16 = 0; ROLLBACK;
-UPDATE c SET v = v || '*' WHERE id % 16 = 0;
-UPDATE c SET k = k + 1000 WHERE id % 10 = 1;
-UPDATE c SET pad = repeat(md5(id::text), 90) WHERE id BETWEEN 7001 AND 7010;
-DELETE FROM c WHERE id % 50 = 7;
 VACUUM c;
 -- row lockers, after VACUUM (which forgets the ended ones): single xids
 SELECT count(*) FROM (SELECT 1 FROM c WHERE id % 30 = 2 FOR SHARE) s;
@@ -118,6 +133,16 @@ PREPARE TRANSACTION 'lockers';
 $node->safe_psql('postgres', q{
 SELECT count(*) FROM (SELECT 1 FROM c WHERE id % 30 = 3 FOR SHARE) s;
 COMMIT PREPARED 'lockers';
+});
+
+# A thousand committed transactions more: a flipped low byte of an xid
+# then names one that ran long ago, as it would in any real cluster, not
+# one that the round's own writes assign later (a damaged xmax becoming
+# the ID of a transaction that a later write aborts would revive an ended
+# row, which no check can see while the ID is still unassigned)
+$node->safe_psql('postgres', q{
+SET synchronous_commit = off;
+DO $$ BEGIN FOR i IN 1..1000 LOOP PERFORM txid_current(); COMMIT; END LOOP; END $$;
 });
 
 # What the checks run: each returns 'ok <md5>' or 'error <sqlstate> <message> | <detail>'
@@ -185,6 +210,23 @@ my $path = $node->data_dir . '/'
   . $node->safe_psql('postgres', q{SELECT pg_relation_filepath('c')});
 note "table c: $nblocks pages, "
   . $node->safe_psql('postgres', q{SELECT count(*) FROM c}) . " rows";
+# the records of each format (the first byte of each record)
+{
+	my %fmt;
+	for my $p (0 .. $nblocks - 1)
+	{
+		my $page = read_block($path, $p);
+		for my $i (1 .. int((unpack('v', substr($page, 12, 2)) - 24) / 4))
+		{
+			my ($x, $f) = lp_of($page, $i);
+			next unless $f == 1;
+			my $b = ord(substr($page, $x, 1));
+			$fmt{ $b == 1 || $b == 2 ? "V$b" : ($b & 7) == 3 ? 'V3' : 'other' }++;
+		}
+	}
+	note 'records by format: ' . join(', ', map { "$_ $fmt{$_}" } sort keys %fmt);
+	ok($fmt{V1} && $fmt{V2} && $fmt{V3}, 'the table holds records of formats V1, V2 and V3');
+}
 is($node->safe_psql('postgres', q{SELECT count(*) FROM minidb_verify('c', true, true)}),
 	'0', 'minidb_verify finds nothing on the pristine table');
 
@@ -255,8 +297,14 @@ sub page_targets
 		my $lp = unpack('V', substr($page, $lpo, 4));
 		push @t, [ $lpo, 4, "line pointer $i", [ map { "byte $_" } 0 .. 3 ] ];
 		my ($off, $flags, $len) = ($lp & 0x7fff, ($lp >> 15) & 3, $lp >> 17);
-		next unless $flags == 1 && $len >= 24 && $off + $len <= 8192;
+		next unless $flags == 1 && $len >= 16 && $off + $len <= 8192;
 		my ($format, undef, $n) = unpack('CCv', substr($page, $off, 4));
+		if (($format & 7) == 3 && $format != 1 && $format != 2)
+		{
+			push @t, @{ v3_targets($page, $i, $off, $len) };
+			next;
+		}
+		next unless $len >= 24;
 		push @t, [ $off, 20, "record $i", \@rh_name ];
 		my @vers;
 		if ($format == 2)
@@ -281,6 +329,38 @@ sub page_targets
 			next if $vers[$v] + 16 > $len;
 			push @t, [ $off + $vers[$v], 16, "record $i version $v", \@vh_name ];
 		}
+	}
+	return \@t;
+}
+
+# A V3 record (chain.h): info, xinfo, [xmax], [successor], versions of a
+# 12-byte header each at 4-aligned offsets, [trailer: uint16 end[n], n]
+my @v3vh_name = (('vh_xmin byte 0', 'vh_xmin byte 1', 'vh_xmin byte 2', 'vh_xmin byte 3'),
+	('vh_cid byte 0', 'vh_cid byte 1', 'vh_cid byte 2', 'vh_cid byte 3'),
+	('vh_flags byte 0', 'vh_flags byte 1'), ('vh_natts byte 0', 'vh_natts byte 1'));
+sub v3_targets
+{
+	my ($page, $i, $off, $len) = @_;
+	my ($info) = unpack('C', substr($page, $off, 1));
+	my @hname = ('info', 'xinfo');
+	push @hname, map { "xmax byte $_" } 0 .. 3 if $info & 0x08;
+	push @hname, map { "successor byte $_" } 0 .. 5 if $info & 0x10;
+	my @t = ([ $off, scalar @hname, "record $i", \@hname ]);
+	my $start0 = (scalar(@hname) + 3) & ~3;
+	my @vers = ($start0);
+	if ($info & 0x20)
+	{
+		return \@t if $len % 2;
+		my $n = unpack('v', substr($page, $off + $len - 2, 2));
+		return \@t if $n < 2 || $start0 + 12 * $n + 2 * ($n + 1) > $len;
+		push @t, [ $off + $len - 2 * ($n + 1), 2 * ($n + 1), "record $i trailer", undef ];
+		my @end = unpack("v$n", substr($page, $off + $len - 2 * ($n + 1), 2 * $n));
+		push @vers, map { ($end[$_] + 3) & ~3 } 0 .. $n - 2;
+	}
+	for my $v (0 .. $#vers)
+	{
+		next if $vers[$v] + 12 > $len;
+		push @t, [ $off + $vers[$v], 12, "record $i version $v", \@v3vh_name ];
 	}
 	return \@t;
 }
@@ -400,7 +480,10 @@ sub version0
 {
 	my ($page, $off) = @_;
 	my ($format) = unpack('C', substr($page, $off, 1));
-	return $format == 2 ? unpack('v', substr($page, $off + 20, 2)) : 24;
+	return unpack('v', substr($page, $off + 20, 2)) if $format == 2;
+	return 24 if $format == 1;
+	# V3: after info, xinfo, [xmax], [successor], 4-aligned
+	return (2 + ($format & 0x08 ? 4 : 0) + ($format & 0x10 ? 6 : 0) + 3) & ~3;
 }
 
 {
@@ -411,28 +494,33 @@ sub version0
 		my ($b, $o) = $node->safe_psql('postgres', "SELECT ctid FROM c WHERE id = $_")
 		  =~ /\((\d+),(\d+)\)/;
 		$_ => [ $b, $o ];
-	} (4005, 7105, 7205, 4292, 7505);
+	} (4005, 7305, 7205, 4292, 8012, 7505, 7805);
 	# a row a later transaction made, for a moved row's successor to name
 	my ($sb, $so) = $node->safe_psql('postgres',
 		q{INSERT INTO c VALUES (20002, 1, 'later', NULL) RETURNING ctid})
 	  =~ /\((\d+),(\d+)\)/;
 	my $toast = $node->data_dir . '/' . $node->safe_psql('postgres',
 		q{SELECT pg_relation_filepath(reltoastrelid) FROM pg_class WHERE oid = 'c'::regclass});
+	my @toast_pages = split /\n/, $node->safe_psql('postgres',
+		q{SELECT DISTINCT (ctid::text::point)[0]::int FROM c WHERE id BETWEEN 7001 AND 7040});
 	$node->stop;
 	my %page = map { $tid{$_}[0] => 1 } keys %tid;
 	is(scalar(keys %page), scalar(keys %tid), 'the targets lie on pages of their own');
+	# (and not on those of the TOAST rows 7001..7040, whose reads must fail
+	# for their TOAST page only)
+	is(scalar(grep { $page{$_} } @toast_pages), 0, 'nor on the pages of the TOAST rows');
 
 	# 4005: its line pointer's flags say "unused", its offset and length stay
 	my ($b, $o) = @{ $tid{4005} };
 	my $lpw = unpack('V', substr(read_block($path, $b), 24 + ($o - 1) * 4, 4));
 	write_bytes($path, $b * 8192 + 24 + ($o - 1) * 4, pack('V', $lpw & ~(3 << 15)));
-	# 7105: its line pointer is a copy of its neighbour's, a record as long
-	($b, $o) = @{ $tid{7105} };
+	# 7305: its line pointer is a copy of its neighbour's, a record as long
+	($b, $o) = @{ $tid{7305} };
 	my $page = read_block($path, $b);
 	my ($off, undef, $len) = lp_of($page, $o);
 	my ($twin) = grep { my ($x, $f, $l) = lp_of($page, $_); $_ != $o && $f == 1 && $l == $len }
 	  1 .. int((unpack('v', substr($page, 12, 2)) - 24) / 4);
-	ok(defined $twin, 'a record of the same length on the page of 7105');
+	ok(defined $twin, 'a record of the same length on the page of 7305');
 	write_bytes($path, $b * 8192 + 24 + ($o - 1) * 4,
 		substr($page, 24 + ($twin - 1) * 4, 4));
 	# 7205: the newest version's xmin lies a million transactions ahead
@@ -441,12 +529,28 @@ sub version0
 	($off) = lp_of($page, $o);
 	write_bytes($path, $b * 8192 + $off + version0($page, $off),
 		pack('V', $next + 1_000_000));
+	# 7805: a V3 version's natts, 4 -> 110: its data offset follows from
+	# natts (the null bitmap's length), which validation cannot tell
+	($b, $o) = @{ $tid{7805} };
+	$page = read_block($path, $b);
+	($off) = lp_of($page, $o);
+	is(unpack('v', substr($page, $off + version0($page, $off) + 10, 2)), 4,
+		'row 7805 is a V3 version of 4 attributes');
+	write_bytes($path, $b * 8192 + $off + version0($page, $off) + 10, pack('v', 110));
 	# 4292: a row locked FOR SHARE; its locker lies a million ahead
 	my ($lb, $lo) = @{ $tid{4292} };
 	$page = read_block($path, $lb);
 	($off) = lp_of($page, $lo);
 	is(unpack('v', substr($page, $off + 12, 2)), 2, 'row 4292 is locked FOR SHARE');
 	write_bytes($path, $lb * 8192 + $off + 8, pack('V', $next + 1_000_000));
+	# 8012: the same, a V3 record (a lock-only xmax, 2 bytes in)
+	my ($l3b, $l3o) = @{ $tid{8012} };
+	$page = read_block($path, $l3b);
+	($off) = lp_of($page, $l3o);
+	my ($info3, $xinfo3) = unpack('CC', substr($page, $off, 2));
+	ok(($info3 & 7) == 3 && ($info3 & 0x08) && ($xinfo3 & 0x02),
+		'row 8012 is a V3 record with a lock-only xmax');
+	write_bytes($path, $l3b * 8192 + $off + 2, pack('V', $next + 1_000_000));
 	# a row that moved (its k changed): its old record's successor now
 	# names row 20002, which a later transaction made
 	my $moved;
@@ -458,8 +562,9 @@ sub version0
 		{
 			my ($x, $f) = lp_of($pg, $i);
 			next unless $f == 1;
-			my $flags = unpack('v', substr($pg, $x + version0($pg, $x) + 8, 2));
-			if ($flags & 0x10)
+			# a V3 record whose end is a move: info XMAX|SUCC, xinfo MOVED
+			my ($info, $xinfo) = unpack('CC', substr($pg, $x, 2));
+			if (($info & 7) == 3 && ($info & 0x18) == 0x18 && ($xinfo & 0x12) == 0x10)
 			{
 				$moved = [ $p, $i, $x ];
 				last;
@@ -468,7 +573,7 @@ sub version0
 		last if $moved;
 	}
 	ok($moved, 'a moved row\'s old record');
-	write_bytes($path, $moved->[0] * 8192 + $moved->[2] + 14,
+	write_bytes($path, $moved->[0] * 8192 + $moved->[2] + 6,
 		pack('vvv', $sb >> 16, $sb & 0xffff, $so));
 	$page{ $moved->[0] } = 1;
 	# 7505: column k (bytes 4..7 of the data) no longer what the index holds
@@ -476,7 +581,18 @@ sub version0
 	$page = read_block($path, $b);
 	($off) = lp_of($page, $o);
 	my $v0 = $off + version0($page, $off);
-	my $hoff = unpack('C', substr($page, $v0 + 14, 1));
+	my $hoff;
+	if (ord(substr($page, $off, 1)) <= 2)
+	{
+		$hoff = unpack('C', substr($page, $v0 + 14, 1));
+	}
+	else
+	{
+		# V3: the header, the null bitmap, MAXALIGNed from the record's start
+		my ($vflags, $natts) = unpack('vv', substr($page, $v0 + 8, 4));
+		my $d = version0($page, $off) + 12 + ($vflags & 0x20 ? int(($natts + 7) / 8) : 0);
+		$hoff = (($d + 7) & ~7) - version0($page, $off);
+	}
 	write_bytes($path, $b * 8192 + $v0 + $hoff + 4, pack('V', 777777));
 	# the TOAST table's last page (the newest values): its chunks are gone
 	write_bytes($toast, (-s $toast) - 8192, "\0" x 8192);
@@ -507,8 +623,8 @@ UPDATE pg_index SET indisready = true WHERE indexrelid = 'c_k'::regclass;
 	like($err->($range->(4005)),
 		qr/ERROR:  XX001: damaged line pointer in relation "c" at TID \Q@{[$at->(4005)]}\E\nDETAIL:  an unused line pointer with storage/,
 		'a line pointer whose flags say unused but that has storage: XX001');
-	my $dupblk = $tid{7105}[0];
-	like($err->($range->(7105)),
+	my $dupblk = $tid{7305}[0];
+	like($err->($range->(7305)),
 		qr/ERROR:  XX001: damaged line pointer in relation "c" at TID \($dupblk,\d+\)\nDETAIL:  Line pointers \d+ and \d+ name the same record/,
 		'two line pointers naming the same record: XX001');
 	like($err->($range->(7205)),
@@ -517,6 +633,12 @@ UPDATE pg_index SET indisready = true WHERE indexrelid = 'c_k'::regclass;
 	like($err->("UPDATE c SET v = 'x' WHERE id = 4292"),
 		qr/ERROR:  XX001: corrupted minidb record in relation "c" at TID \Q@{[$at->(4292)]}\E\nDETAIL:  Record header field "rh_locker": transaction ID \d+ is not one/,
 		'a locker not assigned yet: the UPDATE raises XX001 rather than wait for it');
+	like($err->("UPDATE c SET v = 'x' WHERE id = 8012"),
+		qr/ERROR:  XX001: corrupted minidb record in relation "c" at TID \Q@{[$at->(8012)]}\E\nDETAIL:  Record header field "xmax": transaction ID \d+ is not one/,
+		'the same in a V3 record');
+	like($err->("SELECT * FROM c WHERE id = 7805"),
+		qr/ERROR:  XX001: corrupted minidb record in relation "c" at TID \Q@{[$at->(7805)]}\E\nDETAIL:  The version read, field "data": 110 attributes, but the table has 4/,
+		'a V3 version whose natts was damaged: XX001, its data is not deformed');
 	is($err->("SELECT * FROM c WHERE id = 7505"), '',
 		'a changed column does not fail reads');
 
@@ -530,13 +652,17 @@ UPDATE pg_index SET indisready = true WHERE indexrelid = 'c_k'::regclass;
 	};
 	ok($found->(@{ $tid{4005} }, 'line pointer', qr/unused line pointer with storage/),
 		'minidb_verify: the unused line pointer with storage');
-	ok($found->($tid{7105}[0], $tid{7105}[1], 'line pointer', qr/overlaps the record at offset/),
+	ok($found->($tid{7305}[0], $tid{7305}[1], 'line pointer', qr/overlaps the record at offset/),
 		'minidb_verify: the two line pointers naming one record');
 	ok($found->(@{ $tid{7205} }, 'vh_xmin', qr/is not assigned yet/),
 		'minidb_verify: the xmin not assigned yet');
+	ok($found->(@{ $tid{7805} }, 'data', qr/110 attributes, but the table has 4/),
+		'minidb_verify: the V3 version with too many attributes');
 	ok($found->(@{ $tid{4292} }, 'rh_locker', qr/is not assigned yet/),
 		'minidb_verify: the locker not assigned yet');
-	ok($found->($moved->[0], $moved->[1], 'rh_successor',
+	ok($found->(@{ $tid{8012} }, 'xmax', qr/is not assigned yet/),
+		'minidb_verify: the V3 locker not assigned yet');
+	ok($found->($moved->[0], $moved->[1], 'successor',
 			qr/successor \($sb,$so\) was made by transaction \d+, not by the moving update's \d+/),
 		'minidb_verify: the successor made by another transaction');
 	ok($found->(@{ $tid{7505} }, 'index c_k', qr/holds other values than its visible version/),
@@ -564,6 +690,9 @@ SELECT string_agg(b.id::text, ',' ORDER BY b.id) FROM bad b JOIN expect e USING 
 		q{SELECT blkno, offnum, version, field, msg FROM found ORDER BY blkno, offnum LIMIT 12});
 	is(log_has_crash($logpos), '', 'no crash');
 	$node->stop;
+	PostgreSQL::Test::RecursiveCopy::copypath($node->data_dir,
+		"$ENV{MINIDB_CORRUPTION_KEEP}-targeted")
+	  if $ENV{MINIDB_CORRUPTION_KEEP};
 }
 
 my %count = map { $_ => 0 }
@@ -594,6 +723,9 @@ while ($count{flips} < $want_flips)
 		$flip{$p} = [ $byte, $x, $what, $old ];
 	}
 	close($fh);
+	PostgreSQL::Test::RecursiveCopy::copypath($node->data_dir,
+		"$ENV{MINIDB_CORRUPTION_KEEP}-round$round")
+	  if $ENV{MINIDB_CORRUPTION_KEEP};
 	my $logpos = -s $node->logfile;
 	my @t = (time);
 	$node->start;
@@ -675,7 +807,10 @@ while ($count{flips} < $want_flips)
 		  && $after->{$p} ne $pristine_after->{$p};
 		my $found = exists $verified{$p};
 		$count{verify}++ if $found;
-		my $hint_only = $what =~ /vh_flags byte 0$/ && ($x & ~0x07) == 0;
+		# hint bits alone: a version's (committed, aborted, frozen), or a V3
+		# record end's (xinfo: committed, aborted)
+		my $hint_only = ($what =~ /vh_flags byte 0$/ && ($x & ~0x07) == 0)
+		  || ($what =~ /xinfo$/ && ($x & ~0x0c) == 0);
 		note "round $round: $desc: "
 		  . (@$errs ? join('; ', map { "$_->[0]: $_->[1]" } @$errs) : 'no error')
 		  . ($found ? ' (minidb_verify: ' . join(',', sort keys %{ $verified{$p} }) . ')' : '')
