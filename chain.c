@@ -1371,7 +1371,7 @@ minidb_chain_pick_visible(MinidbVersionData *versions, int n,
 		vh.vh_natts = versions[i].natts;
 		if ((vh.vh_flags & MINIDB_V_XMIN_MULTI) && minidb_multi_updater_hook)
 		{
-			vh.vh_xmin = minidb_multi_updater_hook(versions[i].xmin);
+			vh.vh_xmin = minidb_multi_updater_hook(versions[i].xmin, NULL);
 			if (!TransactionIdIsValid(vh.vh_xmin))
 			{
 				vh.vh_xmin = versions[i].xmin;

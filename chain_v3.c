@@ -461,13 +461,27 @@ parse_valid(const char *rec, uint32 reclen, V3Header *h)
 	V3Header	probe;
 	V3Version  *versions;
 
+	/*
+	 * Writers check the versions a read visited, not always all: a damaged
+	 * one is found here, and reported as reads report it.
+	 */
 	if (!check_header(rec, reclen, &probe, &err))
+	{
+#ifndef MINIDB_STANDALONE
+		minidb_record_damaged(rec, &err);
+#endif
 		elog(ERROR, "minidb V3 record is damaged: field \"%s\": %s",
 			 err.field, err.detail);
+	}
 	versions = palloc(sizeof(V3Version) * Max(probe.n, 1));
 	if (!check_all(rec, reclen, h, versions, &err))
+	{
+#ifndef MINIDB_STANDALONE
+		minidb_record_damaged(rec, &err);
+#endif
 		elog(ERROR, "minidb V3 record is damaged: version %d, field \"%s\": %s",
 			 err.version, err.field, err.detail);
+	}
 	return versions;
 }
 
@@ -507,7 +521,7 @@ synth_marker(char *rec, const V3Header *h, MinidbVersionRef *ref)
 		flags |= MINIDB_V_XMIN_MULTI;
 		if (minidb_multi_updater_hook)
 		{
-			vm->vh.vh_xmin = minidb_multi_updater_hook(h->xmax);
+			vm->vh.vh_xmin = minidb_multi_updater_hook(h->xmax, rec);
 			if (!TransactionIdIsValid(vm->vh.vh_xmin))
 			{
 				/* no updater left to ask about: it cannot have committed */

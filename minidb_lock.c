@@ -494,7 +494,7 @@ minidb_check_row(Relation rel, ItemPointer tid, char *rec, uint32 len,
 	rc->head_running = false;
 	rc->passed_move = false;
 	rc->newer_than_snapshot = false;
-	minidb_record_get_lockers(rec, &lk);
+	minidb_get_lockers(rec, &lk);
 	rc->our_mode = minidb_our_lock_mode(&lk);
 	n = minidb_row_heads(rel, tid, rec, len, buffer, &rc->head, &below);
 	rc->have_target = (n > 0);
@@ -575,7 +575,7 @@ minidb_check_lockers(const char *rec, LockTupleMode mode, MinidbRowCheck *rc)
 
 	if (rc->result != TM_Ok)
 		return;
-	minidb_record_get_lockers(rec, &lk);
+	minidb_get_lockers(rec, &lk);
 	if (minidb_lockers_conflict(&lk, mode, &rc->wait))
 		rc->result = TM_BeingModified;
 }
@@ -626,7 +626,7 @@ minidb_add_row_lock(Relation rel, Buffer buffer, ItemPointer tid,
 	char	   *rec = minidb_page_record_at(rel, buffer, tid, &len);
 
 	/* the new lockers first: creating a multixact does I/O */
-	minidb_record_get_lockers(rec, &old);
+	minidb_get_lockers(rec, &old);
 	if (minidb_record_get_single_ender(rec, &ender, &keys_updated) &&
 		(TransactionIdIsInProgress(ender) || TransactionIdDidCommit(ender)))
 	{

@@ -301,7 +301,7 @@ end_marker(const char *rec, const MinidbVersionHeader *head, int format,
 		bool		is_multi;
 		bool		combo;
 
-		minidb_record_get_lockers(rec, &lk);
+		minidb_get_lockers(rec, &lk);
 		marker->xmin = minidb_end_xmax(&lk, xid, mode, &is_multi);
 		if (is_multi)
 			marker->flags |= MINIDB_V_XMIN_MULTI;
@@ -826,7 +826,7 @@ write_update(UpdateTarget *ut, bool try_in_place, bool *in_place)
 	 * moved row must still wait for a FOR KEY SHARE lock taken before.
 	 */
 	oldrec = minidb_page_record_at(rel, ut->buffer, ut->otid, &oldlen);
-	minidb_record_get_lockers(oldrec, &lk);
+	minidb_get_lockers(oldrec, &lk);
 	memset(&extra, 0, sizeof(extra));
 	extra.lockers = minidb_lockers_live(&lk) ? &lk : NULL;
 	newrec = build_record(ut->newtup, ut->xid, ut->cid, 0, &extra, &newlen);
@@ -1012,7 +1012,7 @@ minidb_tuple_update(Relation rel, ItemPointer potid, TupleTableSlot *slot,
 	ut.cid = cid;
 	ut.keys_updated = (*lockmode == LockTupleExclusive);
 	/* the new version keeps the row's lockers: heap's xmax of the new tuple */
-	minidb_record_get_lockers(minidb_page_record_at(rel, buffer, otid, &oldlen),
+	minidb_get_lockers(minidb_page_record_at(rel, buffer, otid, &oldlen),
 							  &lockers);
 	/* the superseded version's header (the record may change under TOAST) */
 	head = *rc.head.vh;

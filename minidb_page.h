@@ -84,6 +84,10 @@ typedef enum MinidbItem
 } MinidbItem;
 
 extern const char *minidb_page_damage(Page page);
+extern OffsetNumber minidb_page_shared_record(Page page, OffsetNumber *first);
+extern bool minidb_page_locate(const void *ptr, Buffer *buffer,
+							   OffsetNumber *off);
+extern void minidb_page_check_items(Relation rel, Buffer buffer);
 extern OffsetNumber minidb_page_maxoff(Page page);
 extern MinidbItem minidb_page_item(Page page, OffsetNumber off, char **rec,
 								   uint32 *len, const char **why);

@@ -258,6 +258,8 @@ store_row(MinidbScanDesc scan, int i, TupleTableSlot *slot)
 	tuple->t_len = rows->lens[i];
 	ItemPointerSet(&tuple->t_self, scan->cblock, rows->offsets[i]);
 	tuple->t_tableOid = RelationGetRelid(scan->base.rs_rd);
+	minidb_check_tuple_layout(scan->base.rs_rd, slot->tts_tupleDescriptor,
+							  tuple);
 	ExecStoreHeapTuple(tuple, slot, false);
 }
 
@@ -1014,6 +1016,7 @@ minidb_index_fetch_tuple(struct IndexFetchTableData *data, ItemPointer tid,
 	if (tuple == NULL)
 		return false;
 	/* index_fetch_heap counts the fetch, against the index, as for heap */
+	minidb_check_tuple_layout(data->rel, slot->tts_tupleDescriptor, tuple);
 	ExecStoreHeapTuple(tuple, slot, false);
 	return true;
 }
@@ -1038,6 +1041,7 @@ minidb_fetch_row_version(Relation rel, ItemPointer tid, Snapshot snapshot,
 		ReleaseBuffer(pin);
 	if (tuple == NULL)
 		return false;
+	minidb_check_tuple_layout(rel, slot->tts_tupleDescriptor, tuple);
 	ExecStoreHeapTuple(tuple, slot, true);
 	return true;
 }

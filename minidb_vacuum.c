@@ -345,7 +345,7 @@ vacuum_record(MinidbVacState *vs, char *rec, uint32 len, Buffer buffer,
 	 * A V3 end by a multixact keeps its updater as the xmax; the
 	 * multixact goes when it grows old (heap's FreezeMultiXactId).
 	 */
-	minidb_record_get_lockers(rec, &lk);
+	minidb_get_lockers(rec, &lk);
 	if (lk.with_updater && TransactionIdIsValid(end_updater))
 		freeze_end_multi(vs, &lk, end_updater, r);
 	else if (TransactionIdIsValid(lk.xid))
@@ -517,9 +517,12 @@ analyze_page(MinidbVacState *vs, Buffer buffer, bool dead_to_unused,
 		uint32		len;
 
 		memset(r, 0, sizeof(*r));
-		if (!ItemIdIsUsed(lp))
+		/* unused and dead items have no storage; with some, a flag is damaged */
+		if (!ItemIdIsUsed(lp) && ItemIdGetOffset(lp) == 0 &&
+			ItemIdGetLength(lp) == 0)
 			continue;
-		if (ItemIdIsDead(lp))
+		if (ItemIdIsDead(lp) && ItemIdGetOffset(lp) == 0 &&
+			ItemIdGetLength(lp) == 0)
 		{
 			if (dead_to_unused)
 			{
@@ -760,13 +763,14 @@ scan_page(MinidbVacState *vs, BlockNumber blkno, Buffer *vmbuffer,
 		OffsetNumber maxoff = minidb_page_maxoff(page);
 
 		for (OffsetNumber off = FirstOffsetNumber; off <= maxoff; off++)
-			if (ItemIdIsDead(PageGetItemId(page, off)))
+			if (ItemIdIsDead(PageGetItemId(page, off)) && !pr->recs[off].damaged)
 				dead_items_add(vs, blkno, off);
 	}
 
 	for (OffsetNumber off = FirstOffsetNumber;
 		 off <= minidb_page_maxoff(page); off++)
-		if (ItemIdIsNormal(PageGetItemId(page, off)) && !pr->recs[off].dead)
+		if ((ItemIdIsNormal(PageGetItemId(page, off)) || pr->recs[off].damaged) &&
+			!pr->recs[off].dead)
 		{
 			if (pr->recs[off].damaged &&
 				vs->ndamaged_tids < MINIDB_VAC_DAMAGED_SHOWN)
