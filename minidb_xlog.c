@@ -59,6 +59,7 @@
 #include "minidb_page.h"
 #include "minidb_wal.h"
 #include "minidb_xlog.h"
+#include "minidb_logical.h"
 
 /* visibilitymap.c's arithmetic (it keeps these macros to itself) */
 #define MINIDB_VM_MAPSIZE (BLCKSZ - MAXALIGN(SizeOfPageHeaderData))
@@ -958,6 +959,9 @@ minidb_redo(XLogReaderState *record)
 		case XLOG_MINIDB_VISIBLE:
 			redo_visible(record);
 			break;
+		case XLOG_MINIDB_LOGICAL:
+			/* for logical decoding only (minidb_logical.c) */
+			break;
 		case XLOG_MINIDB_HORIZON:
 			{
 				xl_minidb_horizon *xlrec = (xl_minidb_horizon *) XLogRecGetData(record);
@@ -1153,6 +1157,19 @@ minidb_desc(StringInfo buf, XLogReaderState *record)
 		appendStringInfo(buf, "cutoff xid %u flags 0x%02X",
 						 xlrec->cutoff_xid, xlrec->flags);
 	}
+	else if (info == XLOG_MINIDB_LOGICAL)
+	{
+		xl_minidb_logical xlrec;
+		static const char *const actions[] = {"?", "insert", "update", "delete"};
+
+		memcpy(&xlrec, data, SizeOfMinidbLogical);
+		appendStringInfo(buf, "rel %u/%u/%u, %s, %u tuples%s",
+						 xlrec.node.spcNode, xlrec.node.dbNode,
+						 xlrec.node.relNode,
+						 actions[xlrec.action <= XLML_DELETE ? xlrec.action : 0],
+						 xlrec.ntuples,
+						 (xlrec.flags & XLML_HAS_OLD) ? ", old row first" : "");
+	}
 	else if (info == XLOG_MINIDB_HORIZON)
 	{
 		xl_minidb_horizon *xlrec = (xl_minidb_horizon *) data;
@@ -1180,6 +1197,8 @@ minidb_identify(uint8 info)
 			return "DELTA";
 		case XLOG_MINIDB_VISIBLE:
 			return "VISIBLE";
+		case XLOG_MINIDB_LOGICAL:
+			return "LOGICAL";
 	}
 	return NULL;
 }
@@ -1190,6 +1209,7 @@ static RmgrData minidb_rmgr = {
 	.rm_desc = minidb_desc,
 	.rm_identify = minidb_identify,
 	.rm_mask = minidb_mask,
+	.rm_decode = minidb_decode,
 };
 
 /* From _PG_init: register the resource manager if we are being preloaded */

@@ -28,6 +28,7 @@
 #define XLOG_MINIDB_PRUNE		0x40	/* a MinidbPagePlan: prune, freeze, ... */
 #define XLOG_MINIDB_DELTA		0x50	/* page deltas, generic WAL's format */
 #define XLOG_MINIDB_VISIBLE		0x60	/* page all-visible (and frozen) */
+#define XLOG_MINIDB_LOGICAL		0x70	/* row changes, for logical decoding */
 
 /* xl_minidb_prepend.flags */
 #define XLMD_PRUNED				0x01	/* keep[] follows in the block data */
@@ -129,6 +130,37 @@ typedef struct xl_minidb_visible
 	TransactionId cutoff_xid;
 	uint8		flags;			/* VISIBILITYMAP_* */
 } xl_minidb_visible;
+
+/*
+ * LOGICAL: the row change of one INSERT (or of one multi_insert call: its
+ * rows), UPDATE or DELETE of a table that wal_level = logical logs for
+ * decoding (RelationIsLogicallyLogged), in heap's WAL tuple format, for
+ * rm_decode only: replay does nothing, the page change is a record of its
+ * own, logged before it in the same (sub)transaction.  Main data: this
+ * struct, then ntuples times [uint32 len, xl_heap_header, len -
+ * SizeOfHeapHeader bytes of null bitmap, padding and data], unaligned.
+ * INSERT: the new rows; UPDATE: the old row's replica identity (or whole
+ * old row) with XLML_HAS_OLD, then the new row; DELETE: the old row's
+ * replica identity (or whole row) with XLML_HAS_OLD, else nothing.
+ */
+#define XLML_INSERT				1
+#define XLML_UPDATE				2
+#define XLML_DELETE				3
+
+#define XLML_HAS_OLD			0x01	/* the first tuple is the old row */
+#define XLML_CLEAR_TOAST		0x02	/* the last row ends its statement's
+										 * TOAST chunks (heap's
+										 * XLH_INSERT_LAST_IN_MULTI) */
+
+typedef struct xl_minidb_logical
+{
+	RelFileNode node;
+	uint16		ntuples;
+	uint8		action;			/* XLML_INSERT, ... */
+	uint8		flags;			/* XLML_HAS_OLD, XLML_CLEAR_TOAST */
+} xl_minidb_logical;
+
+#define SizeOfMinidbLogical	(offsetof(xl_minidb_logical, flags) + sizeof(uint8))
 
 /* minidb_wal.c, for the resource manager's redo */
 extern void minidb_wal_redo_delta(XLogReaderState *record);
