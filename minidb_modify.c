@@ -346,10 +346,15 @@ insert_row(Relation rel, TupleTableSlot *slot, CommandId cid, int options,
 	CheckForSerializableConflictIn(rel, NULL, InvalidBlockNumber);
 	buffer = minidb_buffer_for_insert(rel, len, bistate, InvalidBuffer,
 									  &is_new);
-	minidb_write_begin(&w, rel);
-	page = minidb_write_page(&w, buffer, is_new);
-	off = minidb_page_add_record(page, rec, len);
-	minidb_write_finish(&w);
+	if (minidb_custom_wal)
+		off = minidb_log_insert(rel, buffer, is_new, rec, len);
+	else
+	{
+		minidb_write_begin(&w, rel);
+		page = minidb_write_page(&w, buffer, is_new);
+		off = minidb_page_add_record(page, rec, len);
+		minidb_write_finish(&w);
+	}
 
 	ItemPointerSet(&slot->tts_tid, BufferGetBlockNumber(buffer), off);
 	tuple->t_self = slot->tts_tid;

@@ -13,8 +13,8 @@
 # decoding would skip without a word, so every write to a decoded minidb
 # table fails with FEATURE_NOT_SUPPORTED at once (INSERT, UPDATE, DELETE,
 # COPY, INSERT ... ON CONFLICT), publication or not; unlogged and
-# temporary minidb tables, reads, heap tables and rewrites into minidb
-# (ALTER TABLE ... SET ACCESS METHOD) keep working.
+# temporary minidb tables, reads, heap tables and rewrites (ALTER TABLE
+# ... SET ACCESS METHOD minidb, VACUUM FULL, CLUSTER) keep working.
 use strict;
 use warnings;
 use PostgreSQL::Test::Cluster;
@@ -186,10 +186,13 @@ UPDATE um SET v = 'unlogged2';
 CREATE TEMP TABLE tm (id int, v text) USING minidb;
 INSERT INTO tm VALUES (1, 'temp');
 ALTER TABLE h SET ACCESS METHOD minidb;
-SELECT (SELECT v FROM h) || (SELECT v FROM um) || (SELECT v FROM tm);
+VACUUM FULL m;
+CLUSTER m USING m_pkey;
+SELECT (SELECT v FROM h) || (SELECT v FROM um) || (SELECT v FROM tm) ||
+  (SELECT string_agg(v, ',' ORDER BY id) FROM m);
 }),
-	'heapunlogged2temp',
-	'heap, unlogged and temporary minidb tables, and a rewrite into minidb work');
+	'heapunlogged2tempold,old',
+	'heap, unlogged and temporary minidb tables, a rewrite into minidb, VACUUM FULL and CLUSTER work');
 
 $node->stop;
 done_testing();
