@@ -59,6 +59,34 @@
 #include "minidb_xlog.h"
 #include "minidb_logical.h"
 
+/*
+ * The reorder buffer's API moved: relfilenodes became relfilelocators in
+ * 16, a change's tuples plain HeapTuples in 17, Get became Alloc in 18.
+ */
+#if PG_VERSION_NUM >= 160000
+#define REL_FILE(rel)			((rel)->rd_locator)
+#define FILE_DB(f)				((f).dbOid)
+#define CHANGE_FILE(change)		((change)->data.tp.rlocator)
+#else
+#define REL_FILE(rel)			((rel)->rd_node)
+#define FILE_DB(f)				((f).dbNode)
+#define CHANGE_FILE(change)		((change)->data.tp.relnode)
+#endif
+#if PG_VERSION_NUM >= 170000
+typedef HeapTuple RBTuple;
+#define RBTUPLE_HEAP(t)			(t)
+#else
+typedef ReorderBufferTupleBuf *RBTuple;
+#define RBTUPLE_HEAP(t)			(&(t)->tuple)
+#endif
+#if PG_VERSION_NUM >= 180000
+#define rb_alloc_change			ReorderBufferAllocChange
+#define rb_alloc_tuple			ReorderBufferAllocTupleBuf
+#else
+#define rb_alloc_change			ReorderBufferGetChange
+#define rb_alloc_tuple			ReorderBufferGetTupleBuf
+#endif
+
 /* ----------------------------------------------------------------
  * The writer's side
  * ----------------------------------------------------------------
@@ -213,7 +241,7 @@ log_logical(Relation rel, uint8 action, uint8 flags, HeapTuple *tuples,
 
 	if (ntuples > PG_UINT16_MAX)
 		elog(ERROR, "minidb: %d rows in one LOGICAL record", ntuples);
-	xlrec.node = rel->rd_node;
+	xlrec.node = REL_FILE(rel);
 	xlrec.ntuples = (uint16) ntuples;
 	xlrec.action = action;
 	xlrec.flags = flags;
@@ -290,12 +318,13 @@ minidb_logical_log_delete(Relation rel, HeapTuple oldtup)
  */
 
 /* decode.c's DecodeXLogTuple: one logged tuple into a reorder buffer tuple */
-static ReorderBufferTupleBuf *
+static RBTuple
 decode_tuple(ReorderBuffer *rb, const char **data, const char *end)
 {
 	uint32		len;
 	xl_heap_header xlhdr;
-	ReorderBufferTupleBuf *tuple;
+	RBTuple		rbtuple;
+	HeapTuple	tuple;
 	HeapTupleHeader header;
 	Size		datalen;
 
@@ -309,11 +338,12 @@ decode_tuple(ReorderBuffer *rb, const char **data, const char *end)
 	memcpy(&xlhdr, *data, SizeOfHeapHeader);
 	datalen = len - SizeOfHeapHeader;
 
-	tuple = ReorderBufferGetTupleBuf(rb, datalen);
-	tuple->tuple.t_len = datalen + SizeofHeapTupleHeader;
-	header = tuple->tuple.t_data;
-	ItemPointerSetInvalid(&tuple->tuple.t_self);
-	tuple->tuple.t_tableOid = InvalidOid;
+	rbtuple = rb_alloc_tuple(rb, datalen);
+	tuple = RBTUPLE_HEAP(rbtuple);
+	tuple->t_len = datalen + SizeofHeapTupleHeader;
+	header = tuple->t_data;
+	ItemPointerSetInvalid(&tuple->t_self);
+	tuple->t_tableOid = InvalidOid;
 	memset(header, 0, SizeofHeapTupleHeader);
 	memcpy((char *) header + SizeofHeapTupleHeader, *data + SizeOfHeapHeader,
 		   datalen);
@@ -321,7 +351,7 @@ decode_tuple(ReorderBuffer *rb, const char **data, const char *end)
 	header->t_infomask2 = xlhdr.t_infomask2;
 	header->t_hoff = xlhdr.t_hoff;
 	*data += len;
-	return tuple;
+	return rbtuple;
 }
 
 static void
@@ -339,7 +369,7 @@ decode_logical(LogicalDecodingContext *ctx, XLogRecordBuffer *buf)
 	data += SizeOfMinidbLogical;
 
 	/* only our database; not an origin the plugin filters out */
-	if (xlrec.node.dbNode != ctx->slot->data.database)
+	if (FILE_DB(xlrec.node) != ctx->slot->data.database)
 		return;
 	if (ctx->callbacks.filter_by_origin_cb != NULL &&
 		filter_by_origin_cb_wrapper(ctx, XLogRecGetOrigin(r)))
@@ -349,11 +379,11 @@ decode_logical(LogicalDecodingContext *ctx, XLogRecordBuffer *buf)
 	{
 		for (i = 0; i < xlrec.ntuples; i++)
 		{
-			ReorderBufferChange *change = ReorderBufferGetChange(ctx->reorder);
+			ReorderBufferChange *change = rb_alloc_change(ctx->reorder);
 
 			change->action = REORDER_BUFFER_CHANGE_INSERT;
 			change->origin_id = XLogRecGetOrigin(r);
-			change->data.tp.relnode = xlrec.node;
+			CHANGE_FILE(change) = xlrec.node;
 			change->data.tp.newtuple = decode_tuple(ctx->reorder, &data, end);
 			change->data.tp.clear_toast_afterwards =
 				(xlrec.flags & XLML_CLEAR_TOAST) && i + 1 == xlrec.ntuples;
@@ -363,7 +393,7 @@ decode_logical(LogicalDecodingContext *ctx, XLogRecordBuffer *buf)
 	}
 	else if (xlrec.action == XLML_UPDATE || xlrec.action == XLML_DELETE)
 	{
-		ReorderBufferChange *change = ReorderBufferGetChange(ctx->reorder);
+		ReorderBufferChange *change = rb_alloc_change(ctx->reorder);
 		int			nexpected = (xlrec.action == XLML_UPDATE ? 1 : 0) +
 			((xlrec.flags & XLML_HAS_OLD) ? 1 : 0);
 
@@ -373,7 +403,7 @@ decode_logical(LogicalDecodingContext *ctx, XLogRecordBuffer *buf)
 		change->action = xlrec.action == XLML_UPDATE ?
 			REORDER_BUFFER_CHANGE_UPDATE : REORDER_BUFFER_CHANGE_DELETE;
 		change->origin_id = XLogRecGetOrigin(r);
-		change->data.tp.relnode = xlrec.node;
+		CHANGE_FILE(change) = xlrec.node;
 		if (xlrec.flags & XLML_HAS_OLD)
 			change->data.tp.oldtuple = decode_tuple(ctx->reorder, &data, end);
 		if (xlrec.action == XLML_UPDATE)

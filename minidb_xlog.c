@@ -8,6 +8,8 @@
  * extensions that have not reserved one) and every change to a minidb page
  * is one of its records:
  *
+ *	INSERT	 a new record of one version (INSERT, a speculative insertion),
+ *			 the version without its header, as heap logs a tuple;
  *	PREPEND	 a version prepended in place (non-key UPDATE, DELETE), with the
  *			 record's pruning plan (keep[]);
  *	MOVE	 a moving UPDATE: the new record plus the old record's "moved"
@@ -15,12 +17,14 @@
  *	PRUNE	 a MinidbPagePlan: opportunistic pruning, and everything VACUUM
  *			 does to a page (prune, freeze, forget lockers, dead records);
  *	VISIBLE	 the page all-visible (and all-frozen) in the visibility map;
- *	DELTA	 any other change (insert, row lock, ...), as the byte delta
- *			 that generic WAL would log (minidb_wal.c).
+ *	DELTA	 any other change (COPY's pages, row lock, ...), as the byte
+ *			 delta that generic WAL would log (minidb_wal.c);
+ *	LOGICAL	 with wal_level = logical, a row change for logical decoding:
+ *			 replay ignores it, rm_decode (minidb_logical.c) decodes it.
  *
- * Replay of the first three runs the functions the primary ran, on the
- * standby's own page: minidb_prepend_build/place and
- * minidb_page_execute_plan.  Every change that moves records on a page is
+ * Replay of the first four runs the functions the primary ran, on the
+ * standby's own page: minidb_record_build_as, minidb_prepend_build/place
+ * and minidb_page_execute_plan.  Every change that moves records on a page is
  * one of those, never a byte delta: hint bits are set without WAL, so the
  * standby's bytes differ from the primary's in hint bits, and a delta is
  * only right where nothing moved (see minidb_wal.c).  The three carry the
