@@ -52,6 +52,7 @@ typedef struct MinidbScanDescData
 	HeapTupleData tuple;		/* what the slot points at */
 	MinidbPageRows rows;
 	MemoryContext cxt;
+	MinidbDeltaBuf delta;		/* older versions rebuilt from differences */
 
 	/* analyze */
 	TransactionId analyze_oldest;
