@@ -35,7 +35,6 @@
 #include "access/transam.h"
 #include "access/xlog.h"
 #include "catalog/catalog.h"
-#include "catalog/pg_publication.h"
 #include "catalog/pg_trigger.h"
 #include "commands/trigger.h"
 #include "nodes/bitmapset.h"
@@ -61,34 +60,12 @@
 #include "minidb_prune.h"
 #include "minidb_modify.h"
 #include "minidb_ddl.h"
+#include "minidb_logical.h"
 
 /* ----------------------------------------------------------------
  * Helpers
  * ----------------------------------------------------------------
  */
-
-/*
- * Changes to minidb tables are logged as generic WAL, which logical
- * decoding cannot turn into row changes: a publication of a minidb table
- * would silently replicate nothing.  Refuse to write instead.  Costs
- * nothing unless wal_level is logical (the descriptor is cached).
- */
-static void
-check_not_published(Relation rel)
-{
-	PublicationDesc pubdesc;
-
-	if (!XLogLogicalInfoActive())
-		return;
-	RelationBuildPublicationDesc(rel, &pubdesc);
-	if (pubdesc.pubactions.pubinsert || pubdesc.pubactions.pubupdate ||
-		pubdesc.pubactions.pubdelete || pubdesc.pubactions.pubtruncate)
-		ereport(ERROR,
-				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("logical replication of minidb tables is not supported"),
-				 errdetail("Table \"%s\" is part of a publication.",
-						   RelationGetRelationName(rel))));
-}
 
 /*
  * Stamp the caller's tuple as the version this transaction writes, as
@@ -417,7 +394,7 @@ insert_row(Relation rel, TupleTableSlot *slot, CommandId cid, int options,
 	uint32		len;
 	OffsetNumber off;
 
-	check_not_published(rel);
+	minidb_logical_check_writable(rel);
 	slot->tts_tableOid = RelationGetRelid(rel);
 	stamp_version(tuple, xid, cid, options);
 	heaptup = prepare_tuple(rel, tuple, NULL, options);
@@ -438,16 +415,24 @@ insert_row(Relation rel, TupleTableSlot *slot, CommandId cid, int options,
 	CheckForSerializableConflictIn(rel, NULL, InvalidBlockNumber);
 	buffer = minidb_buffer_for_insert(rel, len, bistate, InvalidBuffer,
 									  &is_new);
-	minidb_write_begin(&w, rel);
-	page = minidb_write_page(&w, buffer, is_new);
-	off = minidb_page_add_record(page, rec, len);
-	minidb_write_finish(&w);
+	if (minidb_custom_wal)
+		off = minidb_log_insert(rel, buffer, is_new, rec, len);
+	else
+	{
+		minidb_write_begin(&w, rel);
+		page = minidb_write_page(&w, buffer, is_new);
+		off = minidb_page_add_record(page, rec, len);
+		minidb_write_finish(&w);
+	}
 
 	ItemPointerSet(&slot->tts_tid, BufferGetBlockNumber(buffer), off);
 	tuple->t_self = slot->tts_tid;
 	bistate_remember(bistate, buffer);
 	UnlockReleaseBuffer(buffer);
 	pgstat_count_heap_insert(rel, 1);
+	/* a speculative insertion is logged for decoding once confirmed */
+	if (spec_token == 0)
+		minidb_logical_log_insert(rel, &heaptup, 1);
 
 	pfree(rec);
 	if (heaptup != tuple)
@@ -488,6 +473,7 @@ minidb_tuple_complete_speculative(Relation rel, TupleTableSlot *slot,
 	OffsetNumber off = ItemPointerGetOffsetNumber(tid);
 	Buffer		buffer = ReadBuffer(rel, ItemPointerGetBlockNumber(tid));
 	HeapTuple	oldtup = NULL;
+	HeapTuple	confirmed = NULL;
 	MinidbPageWrite w;
 	MinidbVersionHeader *vh;
 	Page		page;
@@ -517,6 +503,10 @@ minidb_tuple_complete_speculative(Relation rel, TupleTableSlot *slot,
 	if (!minidb_walk_next(&walk, &head))
 		elog(ERROR, "speculative minidb record at (%u,%u) has no version",
 			 ItemPointerGetBlockNumber(tid), off);
+	/* the row as stored, for logical decoding */
+	if (succeeded && minidb_logical_wanted(rel))
+		confirmed = minidb_materialize_copy(rec, &head, InvalidTransactionId,
+											tid, RelationGetRelid(rel));
 
 	minidb_write_begin(&w, rel);
 	page = minidb_write_page(&w, buffer, false);
@@ -532,6 +522,11 @@ minidb_tuple_complete_speculative(Relation rel, TupleTableSlot *slot,
 	minidb_write_finish(&w);
 	UnlockReleaseBuffer(buffer);
 
+	if (confirmed)
+	{
+		minidb_logical_log_insert(rel, &confirmed, 1);
+		heap_freetuple(confirmed);
+	}
 	if (oldtup)
 	{
 		heap_toast_delete(rel, oldtup, true);
@@ -557,19 +552,20 @@ minidb_multi_insert(Relation rel, TupleTableSlot **slots, int nslots,
 	MemoryContext oldcxt = MemoryContextSwitchTo(cxt);
 	char	  **recs = palloc(sizeof(char *) * nslots);
 	uint32	   *lens = palloc(sizeof(uint32) * nslots);
+	HeapTuple  *stored = palloc(sizeof(HeapTuple) * nslots);
 	Size		keep_free = RelationGetTargetPageFreeSpace(rel,
 														   HEAP_DEFAULT_FILLFACTOR);
 	int			i = 0;
 
-	check_not_published(rel);
+	minidb_logical_check_writable(rel);
 	for (int n = 0; n < nslots; n++)
 	{
 		HeapTuple	tuple = ExecFetchSlotHeapTuple(slots[n], true, NULL);
 
 		slots[n]->tts_tableOid = RelationGetRelid(rel);
 		stamp_version(tuple, xid, cid, options);
-		recs[n] = build_record(prepare_tuple(rel, tuple, NULL, options),
-							   xid, cid, options, NULL, &lens[n]);
+		stored[n] = prepare_tuple(rel, tuple, NULL, options);
+		recs[n] = build_record(stored[n], xid, cid, options, NULL, &lens[n]);
 	}
 	MemoryContextSwitchTo(oldcxt);
 
@@ -598,6 +594,7 @@ minidb_multi_insert(Relation rel, TupleTableSlot **slots, int nslots,
 		UnlockReleaseBuffer(buffer);
 	}
 	pgstat_count_heap_insert(rel, nslots);
+	minidb_logical_log_insert(rel, stored, nslots);
 	MemoryContextDelete(cxt);
 }
 
@@ -619,12 +616,13 @@ minidb_tuple_delete(Relation rel, ItemPointer ptid, CommandId cid,
 	MinidbVersionData marker;
 	MinidbRecordEnd extra;
 	HeapTuple	oldtup = NULL;
+	bool		has_external;
 	ItemPointerData moved;
 	uint32		len;
 	char	   *rec;
 	int			format;
 
-	check_not_published(rel);
+	minidb_logical_check_writable(rel);
 	buffer = lock_record_for_write(rel, tid, cid, snapshot, crosscheck, wait,
 								   NULL, NULL, &mode, tmfd, &rc);
 	if (rc.result != TM_Ok)
@@ -632,7 +630,8 @@ minidb_tuple_delete(Relation rel, ItemPointer ptid, CommandId cid,
 
 	minidb_ssi_check_in(rel, tid, rc.target.vh->vh_xmin);
 	rec = minidb_page_record_at(rel, buffer, tid, &len);
-	if (rc.target.vh->vh_flags & MINIDB_V_HASEXTERNAL)
+	has_external = (rc.target.vh->vh_flags & MINIDB_V_HASEXTERNAL) != 0;
+	if (has_external || minidb_logical_wanted(rel))
 		oldtup = minidb_materialize_copy(rec, &rc.target, InvalidTransactionId,
 										 tid, RelationGetRelid(rel));
 
@@ -657,11 +656,11 @@ minidb_tuple_delete(Relation rel, ItemPointer ptid, CommandId cid,
 					format, &extra);
 	UnlockReleaseBuffer(buffer);
 
-	if (oldtup)
-	{
+	minidb_logical_log_delete(rel, oldtup);
+	if (has_external)
 		heap_toast_delete(rel, oldtup, false);
+	if (oldtup)
 		heap_freetuple(oldtup);
-	}
 	pgstat_count_heap_delete(rel);
 	return TM_Ok;
 }
@@ -964,7 +963,7 @@ minidb_tuple_update(Relation rel, ItemPointer potid, TupleTableSlot *slot,
 	HeapTuple	newtup;
 	Buffer		buffer;
 
-	check_not_published(rel);
+	minidb_logical_check_writable(rel);
 	newtup = ExecFetchSlotHeapTuple(slot, true, &shouldFree);
 	newtup->t_tableOid = RelationGetRelid(rel);
 	stamp_version(newtup, xid, cid, 0);
@@ -1026,6 +1025,7 @@ minidb_tuple_update(Relation rel, ItemPointer potid, TupleTableSlot *slot,
 	newtup->t_self = slot->tts_tid;
 	minidb_tuple_set_lockers(newtup->t_data, &lockers);
 	pgstat_count_heap_update(rel, in_place);
+	minidb_logical_log_update(rel, uo.oldtup, newtup, ut.newtup);
 
 	heap_freetuple(uo.oldtup);
 	if (ut.newtup != newtup)

@@ -147,7 +147,7 @@ is($node->safe_psql('restored', 'SELECT count(*), sum(id) FROM t'),
 
 # VACUUM finishes the job
 ($ret, $out, $err) = $node->psql('postgres', 'VACUUM (VERBOSE) t');
-like($err, qr/records on scanned pages: 498 live, 0 dead found, 2 removed/,
+like($err, qr/minidb records: 498 live, 0 dead found, 2 removed/,
 	'VACUUM removes the two dead records');
 unlike($err, qr/damaged/, 'and finds nothing damaged');
 is($node->safe_psql('postgres', q{
