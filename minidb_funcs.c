@@ -36,6 +36,7 @@
 #include "utils/lsyscache.h"
 #include "utils/snapmgr.h"
 
+#include "pg_compat.h"
 #include "chain.h"
 #include "minidb_page.h"
 #include "btree_view.h"
@@ -53,7 +54,7 @@ check_owner(Oid relid)
 	char	   *relname;
 
 	/* raises undefined_table for an OID that names no relation */
-	if (pg_class_ownercheck(relid, GetUserId()))
+	if (minidb_class_ownercheck(relid, GetUserId()))
 		return;
 	relname = get_rel_name(relid);
 	if (relname == NULL)

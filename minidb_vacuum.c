@@ -124,7 +124,7 @@ typedef struct MinidbVacState
 	bool		unknown_xids;	/* a damaged record: its xids are unknown */
 
 	/* dead items awaiting index vacuuming */
-	VacDeadItems *dead_items;
+	MinidbDeadItems *dead_items;
 
 	/* error context */
 	VacPhase	phase;
@@ -561,7 +561,7 @@ free_on_empty_page(void)
 static void
 dead_items_add(MinidbVacState *vs, BlockNumber blkno, OffsetNumber off)
 {
-	VacDeadItems *d = vs->dead_items;
+	MinidbDeadItems *d = vs->dead_items;
 
 	Assert(d->num_items < d->max_items);
 	ItemPointerSet(&d->items[d->num_items], blkno, off);
@@ -751,14 +751,15 @@ vacuum_indexes(MinidbVacState *vs)
 		IndexVacuumInfo ivinfo;
 
 		ivinfo.index = vs->indrels[i];
+		minidb_ivinfo_set_heaprel(&ivinfo, vs->rel);
 		ivinfo.analyze_only = false;
 		ivinfo.report_progress = false;
 		ivinfo.estimated_count = true;
 		ivinfo.message_level = DEBUG2;
 		ivinfo.num_heap_tuples = vs->rel->rd_rel->reltuples;
 		ivinfo.strategy = vs->bstrategy;
-		vs->indstats[i] = vac_bulkdel_one_index(&ivinfo, vs->indstats[i],
-												vs->dead_items);
+		vs->indstats[i] = minidb_bulkdel_one_index(&ivinfo, vs->indstats[i],
+												   vs->dead_items);
 	}
 	vs->num_index_scans++;
 	pgstat_progress_update_param(PROGRESS_VACUUM_NUM_INDEX_VACUUMS,
@@ -769,7 +770,7 @@ vacuum_indexes(MinidbVacState *vs)
 static void
 vacuum_heap(MinidbVacState *vs, PageResult *pr)
 {
-	VacDeadItems *d = vs->dead_items;
+	MinidbDeadItems *d = vs->dead_items;
 	Buffer		vmbuffer = InvalidBuffer;
 	BlockNumber vacuumed = 0;
 	int			i = 0;
@@ -784,7 +785,7 @@ vacuum_heap(MinidbVacState *vs, PageResult *pr)
 		Page		page;
 		Size		freespace;
 
-		vacuum_delay_point();
+		minidb_vacuum_delay_point();
 		vs->blkno = blkno;
 		visibilitymap_pin(vs->rel, blkno, &vmbuffer);
 		buffer = ReadBufferExtended(vs->rel, MAIN_FORKNUM, blkno, RBM_NORMAL,
@@ -820,8 +821,8 @@ vacuum_heap(MinidbVacState *vs, PageResult *pr)
 	}
 	if (BufferIsValid(vmbuffer))
 		ReleaseBuffer(vmbuffer);
-	d->num_items = 0;
-	pgstat_progress_update_param(PROGRESS_VACUUM_NUM_DEAD_TUPLES, 0);
+	minidb_dead_items_reset(d);
+	minidb_progress_dead_items(d, false);
 }
 
 /* Switch to the failsafe when relfrozenxid is dangerously old */
@@ -830,8 +831,8 @@ check_failsafe(MinidbVacState *vs)
 {
 	if (vs->failsafe)
 		return;
-	if (vacuum_xid_failsafe_check(vs->rel->rd_rel->relfrozenxid,
-								  vs->rel->rd_rel->relminmxid))
+	if (minidb_vacuum_xid_failsafe_check(vs->rel->rd_rel->relfrozenxid,
+										 vs->rel->rd_rel->relminmxid))
 	{
 		vs->failsafe = true;
 		vs->do_index_vacuuming = false;
@@ -859,7 +860,7 @@ vacuum_dead_items(MinidbVacState *vs, PageResult *pr)
 	if (!vs->do_index_vacuuming)
 	{
 		/* INDEX_CLEANUP off, or the failsafe: the items stay LP_DEAD */
-		vs->dead_items->num_items = 0;
+		minidb_dead_items_reset(vs->dead_items);
 		return;
 	}
 	vacuum_indexes(vs);
@@ -890,8 +891,7 @@ scan_relation(MinidbVacState *vs)
 	pgstat_progress_update_param(PROGRESS_VACUUM_PHASE,
 								 PROGRESS_VACUUM_PHASE_SCAN_HEAP);
 	pgstat_progress_update_param(PROGRESS_VACUUM_TOTAL_HEAP_BLKS, rel_pages);
-	pgstat_progress_update_param(PROGRESS_VACUUM_MAX_DEAD_TUPLES,
-								 vs->dead_items->max_items);
+	minidb_progress_dead_items(vs->dead_items, true);
 
 	while (blkno < rel_pages)
 	{
@@ -942,7 +942,7 @@ scan_relation(MinidbVacState *vs)
 		/* scan blkno .. end (end is not skippable, or the last page) */
 		for (; blkno <= end && blkno < rel_pages; blkno++)
 		{
-			vacuum_delay_point();
+			minidb_vacuum_delay_point();
 			vs->blkno = blkno;
 			if (vs->dead_items->max_items - vs->dead_items->num_items <
 				MaxHeapTuplesPerPage)
@@ -957,8 +957,7 @@ scan_relation(MinidbVacState *vs)
 			scan_page(vs, blkno, &vmbuffer, pr);
 			pgstat_progress_update_param(PROGRESS_VACUUM_HEAP_BLKS_SCANNED,
 										 blkno + 1);
-			pgstat_progress_update_param(PROGRESS_VACUUM_NUM_DEAD_TUPLES,
-										 vs->dead_items->num_items);
+			minidb_progress_dead_items(vs->dead_items, false);
 		}
 	}
 	if (BufferIsValid(vmbuffer))
@@ -979,6 +978,7 @@ cleanup_indexes(MinidbVacState *vs, double reltuples, bool estimated)
 		IndexVacuumInfo ivinfo;
 
 		ivinfo.index = vs->indrels[i];
+		minidb_ivinfo_set_heaprel(&ivinfo, vs->rel);
 		ivinfo.analyze_only = false;
 		ivinfo.report_progress = false;
 		ivinfo.estimated_count = estimated;
@@ -993,10 +993,10 @@ cleanup_indexes(MinidbVacState *vs, double reltuples, bool estimated)
 
 		if (istat == NULL || istat->estimated_count)
 			continue;
-		vac_update_relstats(vs->indrels[i], istat->num_pages,
-							istat->num_index_tuples, 0, false,
-							InvalidTransactionId, InvalidMultiXactId,
-							NULL, NULL, false);
+		minidb_vac_update_relstats(vs->indrels[i], istat->num_pages,
+								   istat->num_index_tuples, 0, 0, false,
+								   InvalidTransactionId, InvalidMultiXactId,
+								   NULL, NULL, false);
 	}
 }
 
@@ -1009,7 +1009,8 @@ should_truncate(MinidbVacState *vs)
 {
 	BlockNumber freeable;
 
-	if (!vs->do_truncate || vs->failsafe || old_snapshot_threshold >= 0)
+	if (!vs->do_truncate || vs->failsafe ||
+		minidb_old_snapshot_threshold_enabled())
 		return false;
 	freeable = vs->rel_pages - vs->nonempty_pages;
 	return freeable > 0 &&
@@ -1178,29 +1179,25 @@ vacuum_error_callback(void *arg)
 	}
 }
 
-static VacDeadItems *
+static MinidbDeadItems *
 dead_items_alloc(MinidbVacState *vs)
 {
-	int			vac_work_mem = IsAutoVacuumWorkerProcess() &&
+	int			vac_work_mem = AmAutoVacuumWorkerProcess() &&
 		autovacuum_work_mem != -1 ? autovacuum_work_mem : maintenance_work_mem;
 	int64		max_items;
-	VacDeadItems *d;
 
 	if (vs->nindexes > 0)
 	{
-		max_items = MAXDEADITEMS(vac_work_mem * 1024L);
+		max_items = MINIDB_MAXDEADITEMS(vac_work_mem * 1024L);
 		max_items = Min(max_items, INT_MAX);
-		max_items = Min(max_items, MAXDEADITEMS(MaxAllocSize));
+		max_items = Min(max_items, MINIDB_MAXDEADITEMS(MaxAllocSize));
 		if ((BlockNumber) (max_items / MaxHeapTuplesPerPage) > vs->rel_pages)
 			max_items = (int64) vs->rel_pages * MaxHeapTuplesPerPage;
 		max_items = Max(max_items, MaxHeapTuplesPerPage);
 	}
 	else
 		max_items = MaxHeapTuplesPerPage;	/* one pass, nothing kept */
-	d = palloc(vac_max_items_to_alloc_size((int) max_items));
-	d->max_items = (int) max_items;
-	d->num_items = 0;
-	return d;
+	return minidb_dead_items_create((int) max_items);
 }
 
 void
@@ -1226,19 +1223,15 @@ minidb_relation_vacuum(Relation rel, struct VacuumParams *params,
 	vs->bstrategy = bstrategy;
 	vs->verbose = (params->options & VACOPT_VERBOSE) != 0;
 	instrument = vs->verbose ||
-		(IsAutoVacuumWorkerProcess() && params->log_min_duration >= 0);
+		(AmAutoVacuumWorkerProcess() && params->log_min_duration >= 0);
 
 	pgstat_progress_start_command(PROGRESS_COMMAND_VACUUM,
 								  RelationGetRelid(rel));
 
-	vs->aggressive = vacuum_set_xid_limits(rel,
-										   params->freeze_min_age,
-										   params->freeze_table_age,
-										   params->multixact_freeze_min_age,
-										   params->multixact_freeze_table_age,
-										   &vs->OldestXmin, &vs->OldestMxact,
-										   &vs->FreezeLimit,
-										   &vs->MultiXactCutoff);
+	vs->aggressive = minidb_vacuum_get_cutoffs(rel, params,
+											   &vs->OldestXmin, &vs->OldestMxact,
+											   &vs->FreezeLimit,
+											   &vs->MultiXactCutoff);
 	vs->skipwithvm = true;
 	if (params->options & VACOPT_DISABLE_PAGE_SKIPPING)
 	{
@@ -1314,13 +1307,14 @@ minidb_relation_vacuum(Relation rel, struct VacuumParams *params,
 	visibilitymap_count(rel, &new_rel_allvisible, &new_rel_allfrozen);
 	if (new_rel_allvisible > vs->rel_pages)
 		new_rel_allvisible = vs->rel_pages;
-	vac_update_relstats(rel, vs->rel_pages, new_live, new_rel_allvisible,
-						vs->nindexes > 0, vs->NewRelfrozenXid,
-						vs->NewRelminMxid, &frozenxid_updated,
-						&minmulti_updated, false);
-	pgstat_report_vacuum(RelationGetRelid(rel), rel->rd_rel->relisshared,
-						 (PgStat_Counter) Max(new_live, 0),
-						 (PgStat_Counter) vs->recently_dead);
+	minidb_vac_update_relstats(rel, vs->rel_pages, new_live,
+							   new_rel_allvisible, new_rel_allfrozen,
+							   vs->nindexes > 0, vs->NewRelfrozenXid,
+							   vs->NewRelminMxid, &frozenxid_updated,
+							   &minmulti_updated, false);
+	minidb_pgstat_report_vacuum(RelationGetRelid(rel), rel->rd_rel->relisshared,
+								(PgStat_Counter) Max(new_live, 0),
+								(PgStat_Counter) vs->recently_dead, starttime);
 	pgstat_progress_end_command();
 	error_context_stack = errcallback.previous;
 
@@ -1378,6 +1372,7 @@ minidb_relation_vacuum(Relation rel, struct VacuumParams *params,
 				(errmsg_internal("%s", buf.data)));
 		pfree(buf.data);
 	}
+	minidb_dead_items_reset(vs->dead_items);
 	pfree(vs->dead_items);
 	pfree(vs->indstats);
 	pfree(vs);

@@ -538,12 +538,12 @@ minidb_log_visible(Relation rel, Buffer buffer, Buffer vmbuffer,
 static void
 resolve_conflict(XLogReaderState *record, TransactionId horizon)
 {
-	RelFileNode rnode;
+	RelFileLocator rnode;
 
 	if (!InHotStandby || !TransactionIdIsValid(horizon))
 		return;
 	XLogRecGetBlockTag(record, 0, &rnode, NULL, NULL);
-	ResolveRecoveryConflictWithSnapshot(horizon, rnode);
+	minidb_resolve_snapshot_conflict(horizon, rnode);
 }
 
 /* The horizon after a record's fixed part, if the flag says there is one */
@@ -872,7 +872,7 @@ redo_prune(XLogReaderState *record)
 	}
 	if (BufferIsValid(buffer))
 	{
-		RelFileNode rnode;
+		RelFileLocator rnode;
 		BlockNumber blkno;
 		Size		space = minidb_page_free_for_insert(BufferGetPage(buffer));
 
@@ -891,12 +891,12 @@ redo_visible(XLogReaderState *record)
 	xl_minidb_visible *xlrec = (xl_minidb_visible *) XLogRecGetData(record);
 	Buffer		vmbuffer = InvalidBuffer;
 	Buffer		buffer;
-	RelFileNode rnode;
+	RelFileLocator rnode;
 	BlockNumber blkno;
 
 	XLogRecGetBlockTag(record, 1, &rnode, NULL, &blkno);
 	if (InHotStandby)
-		ResolveRecoveryConflictWithSnapshot(xlrec->cutoff_xid, rnode);
+		minidb_resolve_snapshot_conflict(xlrec->cutoff_xid, rnode);
 
 	/*
 	 * Every record that clears the map bit bumps the page's LSN, so a page
@@ -963,8 +963,8 @@ minidb_redo(XLogReaderState *record)
 				xl_minidb_horizon *xlrec = (xl_minidb_horizon *) XLogRecGetData(record);
 
 				if (InHotStandby)
-					ResolveRecoveryConflictWithSnapshot(xlrec->latest_removed,
-														xlrec->node);
+					minidb_resolve_snapshot_conflict(xlrec->latest_removed,
+													 xlrec->node);
 			}
 			break;
 		default:
@@ -1158,8 +1158,9 @@ minidb_desc(StringInfo buf, XLogReaderState *record)
 		xl_minidb_horizon *xlrec = (xl_minidb_horizon *) data;
 
 		appendStringInfo(buf, "rel %u/%u/%u, latest removed xid %u",
-						 xlrec->node.spcNode, xlrec->node.dbNode,
-						 xlrec->node.relNode, xlrec->latest_removed);
+						 MINIDB_LOCATOR_SPC(xlrec->node),
+						 MINIDB_LOCATOR_DB(xlrec->node),
+						 MINIDB_LOCATOR_REL(xlrec->node), xlrec->latest_removed);
 	}
 }
 

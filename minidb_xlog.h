@@ -17,7 +17,8 @@
 
 #include "access/xlog_internal.h"
 #include "access/xlogreader.h"
-#include "storage/relfilenode.h"
+
+#include "pg_compat.h"
 
 #define MINIDB_RMGR_ID			RM_EXPERIMENTAL_ID
 
@@ -77,7 +78,7 @@ typedef struct xl_minidb_move
 /* HORIZON (older builds wrote it before removing versions) */
 typedef struct xl_minidb_horizon
 {
-	RelFileNode node;
+	RelFileLocator node;
 	TransactionId latest_removed;
 } xl_minidb_horizon;
 
