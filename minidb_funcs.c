@@ -201,7 +201,7 @@ minidb_chain(PG_FUNCTION_ARGS)
 
 /*
  * pgrowlocks' names for the modes: a lone locker's, and a multixact
- * member's (it names key-share and share locks without "For").
+ * member's (before 16 it names key-share and share locks without "For").
  */
 static const char *const single_names[] = {
 	[LockTupleKeyShare] = "For Key Share",
@@ -210,8 +210,8 @@ static const char *const single_names[] = {
 	[LockTupleExclusive] = "For Update",
 };
 static const char *const member_names[] = {
-	[LockTupleKeyShare] = "Key Share",
-	[LockTupleShare] = "Share",
+	[LockTupleKeyShare] = MINIDB_PGROWLOCKS_MEMBER_PREFIX "Key Share",
+	[LockTupleShare] = MINIDB_PGROWLOCKS_MEMBER_PREFIX "Share",
 	[LockTupleNoKeyExclusive] = "For No Key Update",
 	[LockTupleExclusive] = "For Update",
 };

@@ -191,6 +191,13 @@ minidb_vacuum_xid_failsafe_check(TransactionId relfrozenxid,
 #endif
 }
 
+/* 16: pgrowlocks says "For Share" of a multixact member too, not "Share" */
+#if PG_VERSION_NUM >= 160000
+#define MINIDB_PGROWLOCKS_MEMBER_PREFIX	"For "
+#else
+#define MINIDB_PGROWLOCKS_MEMBER_PREFIX	""
+#endif
+
 /* 16: index AMs use IndexVacuumInfo.heaprel (nbtree's bulk delete does) */
 #if PG_VERSION_NUM >= 160000
 #define minidb_ivinfo_set_heaprel(ivinfo, rel)	((ivinfo)->heaprel = (rel))
