@@ -17,7 +17,7 @@ AM_OBJS = minidb_am.o minidb_lock.o minidb_visibility.o minidb_tuple.o btree_vie
 	minidb_scan.o minidb_modify.o minidb_prune.o minidb_ddl.o minidb_vacuum.o \
 	minidb_funcs.o bench.o minidb_stats.o minidb_wal.o minidb_xlog.o \
 	minidb_repair.o minidb_hio.o
-OBJS = chain.o minidb_chain_funcs.o $(AM_OBJS)
+OBJS = chain.o chain_v3.o minidb_chain_funcs.o $(AM_OBJS)
 
 EXTENSION = minidb_am
 # Versions (README, "Upgrades"): the script of the default version is built
@@ -42,7 +42,7 @@ PG_CFLAGS = -Wextra -Wno-unused-parameter -Wno-sign-compare \
 	-Wno-missing-field-initializers
 
 EXTRA_CLEAN = .sqlsrc.list results/ regression.diffs regression.out output_iso/ \
-	tmp_check/ log/ $(UNIT_BIN) $(FUZZ_BIN) $(FUZZ_PLANTED_BIN) \
+	tmp_check/ log/ $(UNIT_BIN) $(UNIT_V3_BIN) $(FUZZ_BIN) $(FUZZ_PLANTED_BIN) \
 	$(SEEDGEN_BIN) test/fuzz/work/
 
 PG_CONFIG ?= pg_config
@@ -72,6 +72,7 @@ SHIM_H = test/unit/chain_shim.h
 
 UNIT_CC ?= gcc
 UNIT_BIN = test/unit/test_chain
+UNIT_V3_BIN = test/unit/test_chain_v3
 
 FUZZ_CC ?= clang
 FUZZ_CFLAGS = -g -O1 -fsanitize=fuzzer,address,undefined \
@@ -82,26 +83,31 @@ FUZZ_SECONDS ?= 60
 PLANT_SECONDS ?= 120
 SEEDGEN_BIN = test/fuzz/gen_seeds
 
-$(UNIT_BIN): test/unit/test_chain.c chain.c chain.h $(SHIM) $(SHIM_H)
+$(UNIT_BIN): test/unit/test_chain.c chain.c chain_v3.c chain.h chain_int.h $(SHIM) $(SHIM_H)
 	$(UNIT_CC) -g -O1 $(STANDALONE_WARN) $(COPT) $(STANDALONE_CPPFLAGS) \
-		-DMINIDB_CHECK_FAST_PATH -o $@ test/unit/test_chain.c $(SHIM) chain.c
+		-DMINIDB_CHECK_FAST_PATH -o $@ test/unit/test_chain.c $(SHIM) chain.c chain_v3.c
 
-$(FUZZ_BIN): test/fuzz/fuzz_chain.c chain.c chain.h $(SHIM) $(SHIM_H)
-	$(FUZZ_CC) $(FUZZ_CFLAGS) $(STANDALONE_WARN) $(COPT) $(STANDALONE_CPPFLAGS) \
-		-o $@ test/fuzz/fuzz_chain.c $(SHIM) chain.c
-
-$(FUZZ_PLANTED_BIN): test/fuzz/fuzz_chain.c chain.c chain.h $(SHIM) $(SHIM_H)
-	$(FUZZ_CC) $(FUZZ_CFLAGS) $(STANDALONE_WARN) $(COPT) $(STANDALONE_CPPFLAGS) \
-		-DMINIDB_PLANT_EARLY_EXIT -o $@ test/fuzz/fuzz_chain.c $(SHIM) chain.c
-
-$(SEEDGEN_BIN): test/fuzz/gen_seeds.c chain.c chain.h $(SHIM) $(SHIM_H)
+$(UNIT_V3_BIN): test/unit/test_chain_v3.c chain.c chain_v3.c chain.h chain_int.h $(SHIM) $(SHIM_H)
 	$(UNIT_CC) -g -O1 $(STANDALONE_WARN) $(COPT) $(STANDALONE_CPPFLAGS) \
-		-o $@ test/fuzz/gen_seeds.c $(SHIM) chain.c
+		-DMINIDB_CHECK_FAST_PATH -o $@ test/unit/test_chain_v3.c $(SHIM) chain.c chain_v3.c
+
+$(FUZZ_BIN): test/fuzz/fuzz_chain.c chain.c chain_v3.c chain.h chain_int.h $(SHIM) $(SHIM_H)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) $(STANDALONE_WARN) $(COPT) $(STANDALONE_CPPFLAGS) \
+		-o $@ test/fuzz/fuzz_chain.c $(SHIM) chain.c chain_v3.c
+
+$(FUZZ_PLANTED_BIN): test/fuzz/fuzz_chain.c chain.c chain_v3.c chain.h chain_int.h $(SHIM) $(SHIM_H)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) $(STANDALONE_WARN) $(COPT) $(STANDALONE_CPPFLAGS) \
+		-DMINIDB_PLANT_EARLY_EXIT -o $@ test/fuzz/fuzz_chain.c $(SHIM) chain.c chain_v3.c
+
+$(SEEDGEN_BIN): test/fuzz/gen_seeds.c chain.c chain_v3.c chain.h chain_int.h $(SHIM) $(SHIM_H)
+	$(UNIT_CC) -g -O1 $(STANDALONE_WARN) $(COPT) $(STANDALONE_CPPFLAGS) \
+		-o $@ test/fuzz/gen_seeds.c $(SHIM) chain.c chain_v3.c
 
 .PHONY: unittest fuzz plantedbug seeds regresscheck isolationcheck tapcheck
 
-unittest: $(UNIT_BIN)
+unittest: $(UNIT_BIN) $(UNIT_V3_BIN)
 	$(UNIT_BIN)
+	$(UNIT_V3_BIN)
 
 fuzz: $(FUZZ_BIN)
 	test/fuzz/run_fuzz.sh fuzz $(FUZZ_BIN) $(FUZZ_SECONDS)

@@ -17,9 +17,10 @@
  *		interquartile range of the per-pair ratio B/A and a verdict; the
  *		two sides may read minidb records of different formats (v1, v2)
  *
- * The minidb chains' record format (minidb.record_format: v1, v2) is an
+ * The minidb chains' record format (minidb.record_format: v1, v2, v3) is an
  * argument of every function ('v2' by default): the writer sets it before
- * inserting the row, and in-place updates keep the record's format.
+ * inserting the row and before every update (a write produces the format
+ * the setting names, turning a V1 or V2 record into V3 when it says v3).
  *
  * The chains are real.  A chain of depth d is one row, (1, 'v0'), inserted
  * and then updated d-1 times ('v1', 'v2', ...), every version by its own
@@ -312,10 +313,12 @@ parse_format(const char *name)
 		return MINIDB_FORMAT_V1;
 	if (strcmp(name, "v2") == 0)
 		return MINIDB_FORMAT_V2;
+	if (strcmp(name, "v3") == 0)
+		return MINIDB_FORMAT_V3;
 	ereport(ERROR,
 			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 			 errmsg("unknown record format \"%s\"", name),
-			 errhint("Valid values are v1 and v2 (see minidb.record_format).")));
+			 errhint("Valid values are v1, v2 and v3 (see minidb.record_format).")));
 	return 0;					/* keep compiler quiet */
 }
 
@@ -889,8 +892,8 @@ take_snapshot(void)
 static void
 count_versions_cb(char *rec, uint32 len, Buffer buffer, void *arg)
 {
-	((int *) arg)[0] = minidb_record_header(rec)->rh_nversions;
-	((int *) arg)[1] = minidb_record_header(rec)->rh_format;
+	((int *) arg)[0] = minidb_record_nversions(rec, len);
+	((int *) arg)[1] = minidb_record_format_of(rec);
 }
 
 /* heap: the length of the HOT chain rooted at tid, walked on its page */
@@ -1035,12 +1038,19 @@ bench_env_setup(BenchEnv *env, const int *depths, int ndepths,
 		{
 			BenchChain *c = &env->chains[i];
 
-			if (c->depth > k)
-				appendStringInfo(&sql,
-								 "UPDATE %s.%s SET v = 'v%d'::pg_catalog.text"
-								 " WHERE id OPERATOR(pg_catalog.=) 1;",
-								 schema, c->relname, k);
+			if (c->depth <= k)
+				continue;
+			/* a write keeps the format only when the setting says so */
+			if (!c->heap)
+				appendStringInfo(&sql, "SET minidb.record_format = 'v%d';",
+								 c->format);
+			appendStringInfo(&sql,
+							 "UPDATE %s.%s SET v = 'v%d'::pg_catalog.text"
+							 " WHERE id OPERATOR(pg_catalog.=) 1;",
+							 schema, c->relname, k);
 		}
+		if (nformats > 0)
+			appendStringInfoString(&sql, " RESET minidb.record_format;");
 		writer_exec(env, sql.data);
 		CHECK_FOR_INTERRUPTS();
 	}

@@ -2,7 +2,8 @@
  *
  * chain.c
  *	  The minidb record: build, prepend, prune, validate, and the two
- *	  walkers (the eager reference walker and the fast walker).
+ *	  walkers (the eager reference walker and the fast walker), for every
+ *	  format; the V1 and V2 layouts.  The V3 layout is in chain_v3.c.
  *
  * This file knows the byte layout of a record (see chain.h) and nothing
  * else: no buffers, no relations, no snapshots, no WAL.  It never calls
@@ -11,8 +12,9 @@
  * used only for programming errors (an output buffer that is too small, a
  * chain that would exceed its limits).
  *
- * What a valid record looks like (checked by minidb_record_validate and,
- * identically, by the fast walker on every read):
+ * What a valid V1 record looks like (checked by minidb_record_validate
+ * and, identically, by the fast walker on every read; V3's rules are at
+ * the top of chain_v3.c):
  *
  *	record header
  *	  rh_format		MINIDB_FORMAT_V1
@@ -75,16 +77,18 @@
 #include <stdarg.h>
 
 #include "access/transam.h"
-#include "chain.h"
+#include "chain_int.h"
 
 #define MINIDB_V_DATA_FLAGS \
 	(MINIDB_V_HASNULL | MINIDB_V_HASVARWIDTH | MINIDB_V_HASEXTERNAL)
 
-static bool set_error(MinidbChainError *err, int version, const char *field,
-					  const char *fmt,...) pg_attribute_printf(4, 5);
+#define set_error minidb_chain_set_error
 
 /* The format builders make (the GUC minidb.record_format) */
 int			minidb_record_format = MINIDB_FORMAT_CURRENT;
+
+/* Resolves a multixact's updater for V3 virtual markers (server only) */
+MinidbMultiUpdaterFn minidb_multi_updater_hook = NULL;
 
 StaticAssertDecl(sizeof(MinidbRecordHeader) <= MINIDB_V2_DIR_OFFSET &&
 				 MINIDB_V2_DIR_OFFSET % sizeof(uint16) == 0,
@@ -100,9 +104,9 @@ StaticAssertDecl(MINIDB_V2_DATA_START(1) == MINIDB_RECORD_HDRSZ,
  */
 
 /* Fill in *err (if any) and return false, so checks can "return set_error" */
-static bool
-set_error(MinidbChainError *err, int version, const char *field,
-		  const char *fmt,...)
+bool
+minidb_chain_set_error(MinidbChainError *err, int version, const char *field,
+					   const char *fmt,...)
 {
 	va_list		ap;
 
@@ -116,10 +120,10 @@ set_error(MinidbChainError *err, int version, const char *field,
 	return false;
 }
 
-static inline const MinidbVersionHeader *
+static inline const MinidbVersionHeaderV1 *
 version_at(const char *rec, uint32 offset)
 {
-	return (const MinidbVersionHeader *) (rec + offset);
+	return (const MinidbVersionHeaderV1 *) (rec + offset);
 }
 
 static pg_attribute_always_inline uint32
@@ -127,7 +131,25 @@ canonical_hoff(uint16 flags, uint16 natts)
 {
 	uint32		bitmaplen = (flags & MINIDB_V_HASNULL) ? MINIDB_BITMAPLEN(natts) : 0;
 
-	return MAXALIGN(MINIDB_VERSION_HDRSZ + bitmaplen);
+	return MAXALIGN(MINIDB_V1_VERSION_HDRSZ + bitmaplen);
+}
+
+
+/* A walker's ref to the V1/V2 version at offset (checked) */
+static pg_attribute_always_inline void
+fill_ref_v1(char *rec, uint32 reclen, int index, uint32 offset,
+			MinidbVersionRef *ref)
+{
+	const MinidbVersionHeaderV1 *vh = version_at(rec, offset);
+
+	ref->index = index;
+	ref->offset = offset;
+	ref->vh = (MinidbVersionHeader *) (rec + offset);
+	ref->end = offset + vh->vh_len;
+	ref->dataoff = offset + vh->vh_hoff;
+	ref->datalen = vh->vh_len - vh->vh_hoff;
+	ref->bitmapoff = offset + MINIDB_V1_VERSION_HDRSZ;
+	ref->reclen = reclen;
 }
 
 
@@ -174,7 +196,7 @@ check_record_header(const char *rec, uint32 reclen, MinidbChainError *err)
 						 reclen, MINIDB_FORMAT_V2, MINIDB_V2_MAX_LEN);
 	if ((uint64) (hdr->rh_format == MINIDB_FORMAT_V2 ?
 				  MINIDB_V2_DATA_START(n) : MINIDB_RECORD_HDRSZ) +
-		(uint64) n * MAXALIGN(MINIDB_VERSION_HDRSZ) > (uint64) reclen)
+		(uint64) n * MAXALIGN(MINIDB_V1_VERSION_HDRSZ) > (uint64) reclen)
 		return set_error(err, -1, "rh_nversions",
 						 "%u versions cannot fit in a record of %u bytes",
 						 n, reclen);
@@ -192,7 +214,7 @@ check_record_header(const char *rec, uint32 reclen, MinidbChainError *err)
 
 /* Check vh_flags, alone and against the version's position */
 static pg_attribute_always_inline bool
-check_version_flags(const char *rec, const MinidbVersionHeader *vh,
+check_version_flags(const char *rec, const MinidbVersionHeaderV1 *vh,
 					int index, MinidbChainError *err)
 {
 	uint16		flags = vh->vh_flags;
@@ -228,7 +250,7 @@ check_version_flags(const char *rec, const MinidbVersionHeader *vh,
 
 /* Check the shape of a version: attributes, bitmap, data offset, markers */
 static pg_attribute_always_inline bool
-check_version_shape(const MinidbVersionHeader *vh, int index,
+check_version_shape(const MinidbVersionHeaderV1 *vh, int index,
 					MinidbChainError *err)
 {
 	uint32		hoff = canonical_hoff(vh->vh_flags, vh->vh_natts);
@@ -279,7 +301,7 @@ check_version_shape(const MinidbVersionHeader *vh, int index,
  * through them to find out what, if anything, is wrong.
  */
 static pg_attribute_always_inline bool
-version_plainly_valid(const MinidbVersionHeader *vh, uint32 offset,
+version_plainly_valid(const MinidbVersionHeaderV1 *vh, uint32 offset,
 					  uint32 reclen)
 {
 	const uint16 plain = MINIDB_V_HINT_MASK | MINIDB_V_DATA_FLAGS;
@@ -303,13 +325,13 @@ version_plainly_valid(const MinidbVersionHeader *vh, uint32 offset,
 /* Every check of one version, in the order that picks the error reported */
 static pg_attribute_always_inline bool
 check_version_detailed(const char *rec, uint32 reclen, int index,
-					   uint32 offset, const MinidbVersionHeader *vh,
+					   uint32 offset, const MinidbVersionHeaderV1 *vh,
 					   MinidbChainError *err)
 {
-	if (vh->vh_len < MINIDB_VERSION_HDRSZ)
+	if (vh->vh_len < MINIDB_V1_VERSION_HDRSZ)
 		return set_error(err, index, "vh_len",
 						 "length %u is shorter than the version header (%u bytes)",
-						 vh->vh_len, (uint32) MINIDB_VERSION_HDRSZ);
+						 vh->vh_len, (uint32) MINIDB_V1_VERSION_HDRSZ);
 	if ((uint64) offset + vh->vh_len > reclen)
 		return set_error(err, index, "vh_len",
 						 "length %u at offset %u runs past record end %u",
@@ -331,9 +353,9 @@ static pg_attribute_always_inline bool
 check_version(const char *rec, uint32 reclen, int index, uint32 offset,
 			  MinidbChainError *err)
 {
-	const MinidbVersionHeader *vh;
+	const MinidbVersionHeaderV1 *vh;
 
-	if ((uint64) offset + MINIDB_VERSION_HDRSZ > reclen)
+	if ((uint64) offset + MINIDB_V1_VERSION_HDRSZ > reclen)
 		return set_error(err, index, "rh_nversions",
 						 "record ends at %u before version %d of %u begins",
 						 reclen, index,
@@ -423,7 +445,7 @@ check_last_v2(const char *rec, uint32 reclen, MinidbChainError *err)
 	int			n = minidb_record_header(rec)->rh_nversions;
 	uint32		offset = minidb_record_dir(rec)[n - 1];
 	uint32		lowest = MINIDB_V2_DATA_START(n) +
-		(uint32) (n - 1) * MAXALIGN(MINIDB_VERSION_HDRSZ);
+		(uint32) (n - 1) * MAXALIGN(MINIDB_V1_VERSION_HDRSZ);
 
 	if (unlikely(offset != MAXALIGN(offset) || offset < lowest))
 		return set_error(err, n - 1, "rh_dir",
@@ -452,6 +474,8 @@ minidb_record_validate(const char *rec, uint32 reclen, MinidbChainError *err)
 	int			n;
 	int			i;
 
+	if (reclen >= 1 && minidb_record_format_of(rec) == MINIDB_FORMAT_V3)
+		return v3_validate(rec, reclen, err);
 	if (!check_record_header(rec, reclen, err))
 		return false;
 	n = minidb_record_header(rec)->rh_nversions;
@@ -513,7 +537,7 @@ checked_version_size(const MinidbVersionData *v)
 static uint32
 write_version(char *dst, const MinidbVersionData *v)
 {
-	MinidbVersionHeader *vh = (MinidbVersionHeader *) dst;
+	MinidbVersionHeaderV1 *vh = (MinidbVersionHeaderV1 *) dst;
 	uint32		size = checked_version_size(v);
 	uint32		hoff = canonical_hoff(v->flags, v->natts);
 
@@ -526,7 +550,7 @@ write_version(char *dst, const MinidbVersionData *v)
 	vh->vh_hoff = (uint8) hoff;
 	vh->vh_reserved = 0;
 	if (v->flags & MINIDB_V_HASNULL)
-		memcpy(dst + MINIDB_VERSION_HDRSZ, v->bitmap,
+		memcpy(dst + MINIDB_V1_VERSION_HDRSZ, v->bitmap,
 			   MINIDB_BITMAPLEN(v->natts));
 	if (v->datalen > 0)
 		memcpy(dst + hoff, v->data, v->datalen);
@@ -550,23 +574,46 @@ data_start(int format, int n)
 		MINIDB_RECORD_HDRSZ;
 }
 
+/* V1, V2: the record-level fields extra gives, in the header */
+static void
+legacy_apply_extra(MinidbRecordHeader *hdr, const MinidbRecordEnd *extra)
+{
+	if (extra == NULL)
+		return;
+	if (extra->lockers)
+	{
+		const MinidbLockers *lk = extra->lockers;
+
+		hdr->rh_locker = lk->xid;
+		hdr->rh_lockmode = TransactionIdIsValid(lk->xid) ?
+			Max(lk->mode, MINIDB_LOCK_KEYSHARE) : MINIDB_LOCK_NONE;
+		hdr->rh_flags = (hdr->rh_flags & ~MINIDB_REC_LOCK_MULTI) |
+			(lk->multi && TransactionIdIsValid(lk->xid) ?
+			 MINIDB_REC_LOCK_MULTI : 0);
+	}
+	if (extra->moved_part)
+		hdr->rh_flags |= MINIDB_REC_MOVED_PART;
+	if (extra->successor)
+		hdr->rh_successor = *extra->successor;
+}
+
 /*
  * Build a record holding the single version v, of the given format.
  * Returns its length.
  */
-uint32
-minidb_record_build_as(char *out, uint32 outsize, const MinidbVersionData *v,
-					   int format)
+static uint32
+legacy_build(char *out, uint32 outsize, const MinidbVersionData *v,
+			 int format, const MinidbRecordEnd *extra)
 {
 	MinidbRecordHeader *hdr = (MinidbRecordHeader *) out;
 	uint32		start;
 	uint32		len;
 
-	if (format != MINIDB_FORMAT_V1 && format != MINIDB_FORMAT_V2)
-		elog(ERROR, "minidb_record_build: unknown record format %d", format);
 	start = data_start(format, 1);
 	len = start + checked_version_size(v);
 	check_record_len(len, format);
+	if (out == NULL)
+		return len;
 	if (outsize < len)
 		elog(ERROR, "minidb_record_build: output buffer of %u bytes, need %u",
 			 outsize, len);
@@ -581,7 +628,31 @@ minidb_record_build_as(char *out, uint32 outsize, const MinidbVersionData *v,
 	if (format == MINIDB_FORMAT_V2)
 		minidb_record_dir(out)[0] = (uint16) start;
 	write_version(out + start, v);
+	legacy_apply_extra(hdr, extra);
 	return len;
+}
+
+/*
+ * Build a record of the given format holding the single version v, with
+ * the lockers or speculative token extra gives (may be NULL).  out NULL:
+ * only the length.
+ */
+uint32
+minidb_record_build_ex(char *out, uint32 outsize, const MinidbVersionData *v,
+					   int format, const MinidbRecordEnd *extra)
+{
+	if (format == MINIDB_FORMAT_V3)
+		return v3_build(out, outsize, v, extra);
+	if (format != MINIDB_FORMAT_V1 && format != MINIDB_FORMAT_V2)
+		elog(ERROR, "minidb_record_build: unknown record format %d", format);
+	return legacy_build(out, outsize, v, format, extra);
+}
+
+uint32
+minidb_record_build_as(char *out, uint32 outsize, const MinidbVersionData *v,
+					   int format)
+{
+	return minidb_record_build_ex(out, outsize, v, format, NULL);
 }
 
 /* Build a record of format minidb_record_format holding v */
@@ -592,57 +663,16 @@ minidb_record_build(char *out, uint32 outsize, const MinidbVersionData *v)
 }
 
 /*
- * An upper bound of the length of a record of reclen bytes once v is
- * prepended, whatever its format: a V2 directory may need one more
- * MAXALIGN step.  minidb_record_prepend_size_rec is exact.
+ * V1, V2: prepend v as the new newest version of rec, writing the result
+ * to out (NULL: only the length).  out may be rec itself (in place,
+ * outsize covering the grown record) or overlap it.  The record header is
+ * kept except for the count and length; so is the format.  rec must be a
+ * valid record; prepending onto a moved head makes it invalid, so callers
+ * remove such a marker (its move aborted) first.
  */
-uint32
-minidb_record_prepend_size(uint32 reclen, const MinidbVersionData *v)
-{
-	return reclen + MAXALIGN(checked_version_size(v)) + MAXIMUM_ALIGNOF;
-}
-
-/* Exact length of rec (valid, reclen bytes) once v is prepended */
-uint32
-minidb_record_prepend_size_rec(const char *rec, uint32 reclen,
-							   const MinidbVersionData *v)
-{
-	const MinidbRecordHeader *hdr = minidb_record_header(rec);
-	uint32		grow = 0;
-
-	if (hdr->rh_format == MINIDB_FORMAT_V2)
-		grow = MINIDB_V2_DATA_START(hdr->rh_nversions + 1) -
-			MINIDB_V2_DATA_START(hdr->rh_nversions);
-	return reclen + MAXALIGN(checked_version_size(v)) + grow;
-}
-
-/* Exact length of a record of the given format holding vs[0..n-1] */
-uint64
-minidb_record_size(const MinidbVersionData *vs, int n, int format)
-{
-	uint64		len = data_start(format, n);
-	int			i;
-
-	for (i = 0; i < n; i++)
-	{
-		uint32		size = checked_version_size(&vs[i]);
-
-		len += (i < n - 1) ? MAXALIGN(size) : size;
-	}
-	return len;
-}
-
-/*
- * Prepend v as the new newest version of rec, writing the result to out.
- * out may be rec itself (in place, outsize covering the grown record) or
- * overlap it.  The record header is kept except for the count and length;
- * so is the format.  rec must be a valid record; prepending onto a moved
- * head makes it invalid, so callers remove such a marker (its move
- * aborted) first.
- */
-uint32
-minidb_record_prepend(char *out, uint32 outsize, const char *rec,
-					  uint32 reclen, const MinidbVersionData *v)
+static uint32
+legacy_prepend(char *out, uint32 outsize, const char *rec,
+			   uint32 reclen, const MinidbVersionData *v)
 {
 	MinidbRecordHeader old;
 	MinidbRecordHeader *hdr = (MinidbRecordHeader *) out;
@@ -652,7 +682,7 @@ minidb_record_prepend(char *out, uint32 outsize, const char *rec,
 	uint32		oldstart;
 	uint32		newstart;
 	int			n;
-	uint16		olddir[MINIDB_V2_MAX_LEN / (MINIDB_VERSION_HDRSZ + sizeof(uint16)) + 1];
+	uint16		olddir[MINIDB_V2_MAX_LEN / (MINIDB_V1_VERSION_HDRSZ + sizeof(uint16)) + 1];
 
 	Assert(reclen >= MINIDB_RECORD_HDRSZ);
 	memcpy(&old, rec, sizeof(old));
@@ -666,6 +696,8 @@ minidb_record_prepend(char *out, uint32 outsize, const char *rec,
 	newstart = data_start(old.rh_format, n + 1);
 	newlen = reclen + slot + (newstart - oldstart);
 	check_record_len(newlen, old.rh_format);
+	if (out == NULL)
+		return newlen;
 	if (outsize < newlen)
 		elog(ERROR, "minidb_record_prepend: output buffer of %u bytes, need %u",
 			 outsize, newlen);
@@ -698,15 +730,9 @@ minidb_record_prepend(char *out, uint32 outsize, const char *rec,
 	return newlen;
 }
 
-/*
- * Remove, in place, every version i with keep[i] false; keep has
- * rh_nversions entries.  Returns the new length, or 0 when no version is
- * kept (the caller removes the record; its bytes are then unspecified).
- * The record keeps its format.  rec must be valid: a damaged record here
- * is a caller's bug.
- */
-uint32
-minidb_record_prune(char *rec, uint32 reclen, const bool *keep)
+/* V1, V2: minidb_record_prune */
+static uint32
+legacy_prune(char *rec, uint32 reclen, const bool *keep)
 {
 	MinidbRecordHeader *hdr = (MinidbRecordHeader *) rec;
 	MinidbChainIter it;
@@ -733,7 +759,7 @@ minidb_record_prune(char *rec, uint32 reclen, const bool *keep)
 	end = data_start(it.format, 0);	/* V1: the header; V2: unused */
 	while (minidb_chain_iter_next(&it, &ref, &err, &damaged))
 	{
-		uint32		len = ref.vh->vh_len;
+		uint32		len = minidb_ref_size(&ref);
 		uint32		dst;
 
 		if (!keep[ref.index])
@@ -799,6 +825,462 @@ minidb_record_prune(char *rec, uint32 reclen, const bool *keep)
 
 
 /* ----------------------------------------------------------------
+ *		The record API, every format
+ * ----------------------------------------------------------------
+ */
+
+/* Exact length of a record of the given format holding vs[0..n-1] */
+uint64
+minidb_record_size(const MinidbVersionData *vs, int n, int format)
+{
+	uint64		len;
+
+	if (format == MINIDB_FORMAT_V3)
+	{
+		MinidbRecordEnd extra;
+		ItemPointerData any;
+		uint32		v3len;
+
+		/* a moved row's successor takes room whatever it is */
+		memset(&extra, 0, sizeof(extra));
+		ItemPointerSet(&any, 0, 1);
+		extra.successor = &any;
+		v3len = v3_from_versions(NULL, 0, vs, n, &extra, true);
+		return v3len;
+	}
+	len = data_start(format, n);
+	for (int i = 0; i < n; i++)
+	{
+		uint32		size = checked_version_size(&vs[i]);
+
+		len += (i < n - 1) ? MAXALIGN(size) : size;
+	}
+	return len;
+}
+
+/* Does a legacy record hold a marker below its newest version? */
+static bool
+legacy_has_inner_marker(const char *rec, uint32 reclen)
+{
+	MinidbChainIter it;
+	MinidbVersionRef ref;
+	MinidbChainError err;
+	bool		damaged;
+
+	if (!minidb_chain_iter_init(&it, (char *) rec, reclen, &err))
+		return true;
+	while (minidb_chain_iter_next(&it, &ref, &err, &damaged))
+		if (ref.index > 0 && (ref.vh->vh_flags & MINIDB_V_NODATA_MASK))
+			return true;
+	return damaged;
+}
+
+/*
+ * The format a write to rec produces: V3 when minidb.record_format asks
+ * for it (a V1 or V2 record is rewritten, unless it holds a marker below
+ * its head, which V3 cannot express), else rec's own.
+ */
+int
+minidb_record_write_format(const char *rec)
+{
+	int			format = minidb_record_format_of(rec);
+
+	if (format == MINIDB_FORMAT_V3 || minidb_record_format != MINIDB_FORMAT_V3)
+		return format;
+	if (legacy_has_inner_marker(rec, minidb_record_header(rec)->rh_len))
+		return format;
+	return MINIDB_FORMAT_V3;
+}
+
+/* A legacy record's row lockers */
+static void
+legacy_get_lockers(const char *rec, MinidbLockers *lk)
+{
+	const MinidbRecordHeader *rh = minidb_record_header(rec);
+
+	lk->with_updater = false;
+	if (rh->rh_lockmode == MINIDB_LOCK_NONE ||
+		!TransactionIdIsValid(rh->rh_locker))
+	{
+		lk->xid = InvalidTransactionId;
+		lk->mode = MINIDB_LOCK_NONE;
+		lk->multi = false;
+		return;
+	}
+	lk->xid = rh->rh_locker;
+	lk->mode = rh->rh_lockmode;
+	lk->multi = (rh->rh_flags & MINIDB_REC_LOCK_MULTI) != 0;
+}
+
+void
+minidb_record_get_lockers(const char *rec, MinidbLockers *lk)
+{
+	if (minidb_record_format_of(rec) == MINIDB_FORMAT_V3)
+		v3_get_lockers(rec, lk);
+	else
+		legacy_get_lockers(rec, lk);
+}
+
+bool
+minidb_record_get_successor(const char *rec, ItemPointer succ,
+							bool *moved_part)
+{
+	const MinidbRecordHeader *rh;
+
+	if (minidb_record_format_of(rec) == MINIDB_FORMAT_V3)
+		return v3_get_successor(rec, succ, moved_part);
+	rh = minidb_record_header(rec);
+	*moved_part = (rh->rh_flags & MINIDB_REC_MOVED_PART) != 0;
+	*succ = rh->rh_successor;
+	return !*moved_part && rh->rh_successor.ip_posid != 0 &&
+		rh->rh_successor.ip_posid != MINIDB_SPEC_TOKEN_OFFSET;
+}
+
+uint32
+minidb_record_spec_token(const char *rec)
+{
+	const MinidbRecordHeader *rh;
+
+	if (minidb_record_format_of(rec) == MINIDB_FORMAT_V3)
+		return v3_spec_token(rec);
+	rh = minidb_record_header(rec);
+	if (rh->rh_successor.ip_posid != MINIDB_SPEC_TOKEN_OFFSET)
+		return 0;
+	return ItemPointerGetBlockNumberNoCheck(&rh->rh_successor);
+}
+
+int
+minidb_record_nversions(const char *rec, uint32 reclen)
+{
+	if (reclen >= 1 && minidb_record_format_of(rec) == MINIDB_FORMAT_V3)
+		return v3_nversions(rec, reclen);
+	if (reclen < sizeof(MinidbRecordHeader))
+		return 0;
+	return minidb_record_header(rec)->rh_nversions;
+}
+
+uint32
+minidb_record_reserve(const char *rec, uint32 reclen)
+{
+	if (reclen >= 1 && minidb_record_format_of(rec) == MINIDB_FORMAT_V3)
+		return v3_reserve(rec, reclen);
+	return MINIDB_MARKER_GROWTH_MAX;
+}
+
+void
+minidb_virtual_set_hint(MinidbVersionHeader *vh, uint16 hint)
+{
+	MinidbVirtualMarker *vm = (MinidbVirtualMarker *) vh;
+
+	Assert(vh->vh_flags & MINIDB_V_VIRTUAL);
+	vh->vh_flags |= hint;
+	v3_set_end_hint(vm->rec, hint);
+}
+
+/* The legacy records with v prepended, converted to V3 (see prepend_ex) */
+static uint32
+legacy_prepend_as_v3(char *out, uint32 outsize, const char *rec,
+					 uint32 reclen, const MinidbVersionData *v,
+					 const MinidbRecordEnd *extra)
+{
+	MinidbVersionData *vs;
+	MinidbVersionData *all;
+	MinidbChainError err;
+	MinidbRecordEnd ex;
+	MinidbLockers lk;
+	ItemPointerData token;
+	uint32		spec = minidb_record_spec_token(rec);
+	uint32		len;
+	int			n;
+
+	n = minidb_chain_decode_all(rec, reclen, &vs, &err);
+	if (n < 0)
+		elog(ERROR, "minidb_record_prepend on a damaged record: version %d, field \"%s\": %s",
+			 err.version, err.field, err.detail);
+	all = palloc(sizeof(MinidbVersionData) * (n + 1));
+	all[0] = *v;
+	memcpy(all + 1, vs, sizeof(MinidbVersionData) * n);
+	memset(&ex, 0, sizeof(ex));
+	if (extra)
+		ex = *extra;
+	if (!(v->flags & MINIDB_V_NODATA_MASK))
+	{
+		/* the lockers stay, and a speculative token */
+		legacy_get_lockers(rec, &lk);
+		ex.lockers = &lk;
+		if (spec != 0)
+		{
+			ItemPointerSet(&token, spec, MINIDB_SPEC_TOKEN_OFFSET);
+			ex.successor = &token;
+			ex.spec = true;
+		}
+	}
+	len = v3_from_versions(out, outsize, all, n + 1, &ex, out == NULL);
+	pfree(all);
+	minidb_chain_free_all(vs, n);
+	return len;
+}
+
+/*
+ * Prepend v as the new newest version of rec, writing the result to out
+ * (NULL: only the length), in format (0: rec's own; a V1 or V2 record may
+ * become V3, never the reverse).  A marker v ends the row: in V1 and V2 it
+ * is a version and extra's successor and moved-partition flag go to the
+ * record header; in V3 it is the record's end.
+ */
+uint32
+minidb_record_prepend_ex(char *out, uint32 outsize, const char *rec,
+						 uint32 reclen, const MinidbVersionData *v,
+						 int format, const MinidbRecordEnd *extra)
+{
+	int			own = minidb_record_format_of(rec);
+	uint32		len;
+
+	if (format == 0)
+		format = own;
+	if (own == MINIDB_FORMAT_V3)
+	{
+		if (format != MINIDB_FORMAT_V3)
+			elog(ERROR, "minidb_record_prepend: a V3 record cannot become format %d",
+				 format);
+		return v3_prepend(out, outsize, rec, reclen, v, extra, out == NULL);
+	}
+	if (format == MINIDB_FORMAT_V3)
+		return legacy_prepend_as_v3(out, outsize, rec, reclen, v, extra);
+	if (format != own)
+		elog(ERROR, "minidb_record_prepend: a format %d record cannot become format %d",
+			 own, format);
+	len = legacy_prepend(out, outsize, rec, reclen, v);
+	if (out != NULL && extra != NULL)
+		legacy_apply_extra(minidb_record_header(out), extra);
+	return len;
+}
+
+/*
+ * A record of format holding vs[0..n-1], newest first (vs[0] may end the
+ * row), with the record-level fields of like: its lockers (when the row
+ * has not ended), a speculative token, a moved row's successor.  out NULL:
+ * only the length.  For rewrites (CLUSTER, VACUUM FULL, TOAST re-saving).
+ */
+uint32
+minidb_record_from_versions(char *out, uint32 outsize,
+							const MinidbVersionData *vs, int n, int format,
+							const char *like)
+{
+	MinidbRecordEnd extra;
+	MinidbLockers lk;
+	ItemPointerData succ;
+	ItemPointerData token;
+	bool		moved_part = false;
+	bool		end = n > 0 && (vs[0].flags & MINIDB_V_NODATA_MASK);
+	uint32		spec = minidb_record_spec_token(like);
+	uint32		len;
+
+	memset(&extra, 0, sizeof(extra));
+	minidb_record_get_lockers(like, &lk);
+	if (!end && TransactionIdIsValid(lk.xid))
+		extra.lockers = &lk;
+	if (end && minidb_record_get_successor(like, &succ, &moved_part))
+		extra.successor = &succ;
+	extra.moved_part = end && moved_part;
+	if (!end && spec != 0)
+	{
+		ItemPointerSet(&token, spec, MINIDB_SPEC_TOKEN_OFFSET);
+		extra.successor = &token;
+		extra.spec = true;
+	}
+	if (format == MINIDB_FORMAT_V3)
+		return v3_from_versions(out, outsize, vs, n, &extra, out == NULL);
+
+	/* V1, V2: oldest first, then the header's fields */
+	if (end && n == 1)
+		elog(ERROR, "minidb record of format %d without a data version", format);
+	if (out == NULL)
+		return (uint32) Min(minidb_record_size(vs, n, format), PG_UINT32_MAX);
+	len = legacy_build(out, outsize, &vs[n - 1], format, NULL);
+	for (int i = n - 2; i >= 0; i--)
+		len = legacy_prepend(out, outsize, out, len, &vs[i]);
+	if (out)
+	{
+		if (end)
+			extra.lockers = &lk;	/* V1, V2 keep them beside the marker */
+		legacy_apply_extra(minidb_record_header(out), &extra);
+	}
+	return len;
+}
+
+/* rec, all of it, in format (for rewrites); out NULL: only the length */
+uint32
+minidb_record_rewrite_as(char *out, uint32 outsize, const char *rec,
+						 uint32 reclen, int format)
+{
+	MinidbVersionData *vs;
+	MinidbChainError err;
+	uint32		len;
+	int			n = minidb_chain_decode_all(rec, reclen, &vs, &err);
+
+	if (n < 0)
+		elog(ERROR, "minidb_record_rewrite_as on a damaged record: version %d, field \"%s\": %s",
+			 err.version, err.field, err.detail);
+	if (minidb_record_format_of(rec) == MINIDB_FORMAT_V3 && n > 0 &&
+		(vs[0].flags & MINIDB_V_XMIN_MULTI) && format != MINIDB_FORMAT_V3)
+		elog(ERROR, "minidb record ended by a multixact cannot become format %d",
+			 format);
+	len = minidb_record_from_versions(out, outsize, vs, n, format, rec);
+	minidb_chain_free_all(vs, n);
+	return len;
+}
+
+uint32
+minidb_record_prepend(char *out, uint32 outsize, const char *rec,
+					  uint32 reclen, const MinidbVersionData *v)
+{
+	return minidb_record_prepend_ex(out, outsize, rec, reclen, v, 0, NULL);
+}
+
+uint32
+minidb_record_prepend_size_ex(const char *rec, uint32 reclen,
+							  const MinidbVersionData *v, int format,
+							  const MinidbRecordEnd *extra)
+{
+	return minidb_record_prepend_ex(NULL, 0, rec, reclen, v, format, extra);
+}
+
+/* Exact length of rec (valid, reclen bytes) once v is prepended */
+uint32
+minidb_record_prepend_size_rec(const char *rec, uint32 reclen,
+							   const MinidbVersionData *v)
+{
+	return minidb_record_prepend_ex(NULL, 0, rec, reclen, v, 0, NULL);
+}
+
+/*
+ * An upper bound of the length of a record of reclen bytes once v is
+ * prepended in its own format, whatever that is: the new version and its
+ * padding, a directory or trailer entry, and the old head's padding when
+ * it is stored again.  minidb_record_prepend_size_ex is exact.
+ */
+uint32
+minidb_record_prepend_size(uint32 reclen, const MinidbVersionData *v)
+{
+	return reclen + MAXALIGN(checked_version_size(v)) + 4 * MAXIMUM_ALIGNOF;
+}
+
+/*
+ * Remove, in place, every version i with keep[i] false; keep has
+ * minidb_record_nversions entries.  Returns the new length, or 0 when no
+ * version is kept (the caller removes the record; its bytes are then
+ * unspecified).  The record keeps its format.  rec must be valid: a damaged
+ * record here is a caller's bug.  A V3 version stored as a difference from
+ * one that goes is stored whole; removing a version and making its older
+ * neighbour whole never takes more room than the two took (the neighbour
+ * shares at most the removed version's bytes), but pruning versions from
+ * the middle of a chain might: minidb_record_prune_fits tells.
+ */
+uint32
+minidb_record_prune(char *rec, uint32 reclen, const bool *keep)
+{
+	if (minidb_record_format_of(rec) == MINIDB_FORMAT_V3)
+		return v3_prune(rec, reclen, keep, false);
+	return legacy_prune(rec, reclen, keep);
+}
+
+bool
+minidb_record_prune_fits(const char *rec, uint32 reclen, const bool *keep)
+{
+	if (minidb_record_format_of(rec) != MINIDB_FORMAT_V3)
+		return true;
+	return v3_prune((char *) rec, reclen, keep, true) <= reclen;
+}
+
+uint32
+minidb_record_set_lockers(char *out, uint32 outsize, const char *rec,
+						  uint32 reclen, const MinidbLockers *lk)
+{
+	MinidbRecordEnd extra;
+
+	if (minidb_record_format_of(rec) == MINIDB_FORMAT_V3)
+		return v3_set_lockers(out, outsize, rec, reclen, lk, out == NULL);
+	if (out == NULL)
+		return reclen;
+	if (outsize < reclen)
+		elog(ERROR, "minidb_record_set_lockers: output buffer too small");
+	if (out != rec)
+		memmove(out, rec, reclen);
+	memset(&extra, 0, sizeof(extra));
+	extra.lockers = lk;
+	legacy_apply_extra(minidb_record_header(out), &extra);
+	return reclen;
+}
+
+uint32
+minidb_record_set_lockers_size(const char *rec, uint32 reclen,
+							   const MinidbLockers *lk)
+{
+	return minidb_record_set_lockers(NULL, 0, rec, reclen, lk);
+}
+
+void
+minidb_record_set_end_xid(char *rec, uint32 reclen, TransactionId xid)
+{
+	if (minidb_record_format_of(rec) != MINIDB_FORMAT_V3)
+		elog(ERROR, "minidb_record_set_end_xid on a format %d record",
+			 minidb_record_format_of(rec));
+	v3_set_end_xid(rec, reclen, xid);
+}
+
+void
+minidb_record_clear_spec(char *rec, uint32 reclen)
+{
+	if (minidb_record_format_of(rec) == MINIDB_FORMAT_V3)
+		v3_clear_spec(rec, reclen);
+	else
+		ItemPointerSetInvalid(&minidb_record_header(rec)->rh_successor);
+}
+
+void
+minidb_record_patch_successor(char *rec, uint32 reclen,
+							  const ItemPointerData *succ)
+{
+	if (minidb_record_format_of(rec) == MINIDB_FORMAT_V3)
+		v3_patch_successor(rec, reclen, succ);
+	else
+		minidb_record_header(rec)->rh_successor = *succ;
+}
+
+uint32
+minidb_record_forget_successor(char *rec, uint32 reclen)
+{
+	MinidbRecordHeader *rh;
+	MinidbVersionHeaderV1 *head;
+
+	if (minidb_record_format_of(rec) == MINIDB_FORMAT_V3)
+		return v3_forget_successor(rec, reclen);
+	rh = minidb_record_header(rec);
+	head = (MinidbVersionHeaderV1 *) (rec + (rh->rh_format == MINIDB_FORMAT_V2 ?
+											 minidb_record_dir(rec)[0] :
+											 MINIDB_RECORD_HDRSZ));
+	if (head->vh_flags & MINIDB_V_MOVED)
+		head->vh_flags = (head->vh_flags &
+						  ~(MINIDB_V_MOVED | MINIDB_V_KEYS_UPDATED)) |
+			MINIDB_V_TOMBSTONE;
+	rh->rh_flags &= ~MINIDB_REC_MOVED_PART;
+	ItemPointerSetInvalid(&rh->rh_successor);
+	return reclen;
+}
+
+void
+minidb_version_rebuild(const char *rec, const MinidbVersionRef *ref,
+					   MinidbVersionData *out, MinidbDeltaBuf *buf)
+{
+	if (minidb_record_format_of(rec) != MINIDB_FORMAT_V3)
+		elog(ERROR, "minidb version %d of a format %d record is not a difference",
+			 ref->index, minidb_record_format_of(rec));
+	v3_rebuild(rec, ref, out, buf);
+}
+
+
+/* ----------------------------------------------------------------
  *		The reference walker: eager, obvious, slow
  * ----------------------------------------------------------------
  */
@@ -818,6 +1300,8 @@ minidb_chain_decode_all(const char *rec, uint32 reclen,
 	int			i;
 
 	*versions = NULL;
+	if (reclen >= 1 && minidb_record_format_of(rec) == MINIDB_FORMAT_V3)
+		return v3_decode_all(rec, reclen, versions, err);
 	if (!minidb_record_validate(rec, reclen, err))
 		return -1;
 
@@ -829,7 +1313,7 @@ minidb_chain_decode_all(const char *rec, uint32 reclen,
 		uint32		offset =
 			minidb_record_header(rec)->rh_format == MINIDB_FORMAT_V2 ?
 			minidb_record_dir(rec)[i] : MAXALIGN(end);
-		const MinidbVersionHeader *vh = version_at(rec, offset);
+		const MinidbVersionHeaderV1 *vh = version_at(rec, offset);
 		uint32		datalen = vh->vh_len - vh->vh_hoff;
 		char	   *data;
 
@@ -841,7 +1325,7 @@ minidb_chain_decode_all(const char *rec, uint32 reclen,
 		{
 			bits8	   *bitmap = palloc(MINIDB_BITMAPLEN(vh->vh_natts));
 
-			memcpy(bitmap, rec + offset + MINIDB_VERSION_HDRSZ,
+			memcpy(bitmap, rec + offset + MINIDB_V1_VERSION_HDRSZ,
 				   MINIDB_BITMAPLEN(vh->vh_natts));
 			out[i].bitmap = bitmap;
 		}
@@ -874,10 +1358,18 @@ minidb_chain_pick_visible(MinidbVersionData *versions, int n,
 		memset(&vh, 0, sizeof(vh));
 		vh.vh_xmin = versions[i].xmin;
 		vh.vh_cid = versions[i].cid;
-		vh.vh_flags = versions[i].flags;
+		vh.vh_flags = versions[i].flags & ~MINIDB_V_VIRTUAL;
 		vh.vh_natts = versions[i].natts;
-		vh.vh_hoff = (uint8) canonical_hoff(versions[i].flags, versions[i].natts);
-		vh.vh_len = (uint16) (vh.vh_hoff + versions[i].datalen);
+		if ((vh.vh_flags & MINIDB_V_XMIN_MULTI) && minidb_multi_updater_hook)
+		{
+			vh.vh_xmin = minidb_multi_updater_hook(versions[i].xmin);
+			if (!TransactionIdIsValid(vh.vh_xmin))
+			{
+				vh.vh_xmin = versions[i].xmin;
+				vh.vh_flags = (vh.vh_flags & ~MINIDB_V_XMIN_COMMITTED) |
+					MINIDB_V_XMIN_ABORTED;
+			}
+		}
 		if (visible(&vh, i, arg))
 			return i;
 	}
@@ -917,6 +1409,16 @@ minidb_chain_iter_init(MinidbChainIter *it, char *rec, uint32 reclen,
 	it->index = 0;
 	it->nversions = -1;			/* damaged until the header checks out */
 	it->format = 0;
+	if (reclen >= 1 && minidb_record_format_of(rec) == MINIDB_FORMAT_V3)
+	{
+		it->format = MINIDB_FORMAT_V3;
+		if (!v3_iter_init(it, err))
+		{
+			it->nversions = -1;
+			return false;
+		}
+		return true;
+	}
 	if (!check_record_header(rec, reclen, err))
 		return false;
 	it->format = minidb_record_header(rec)->rh_format;
@@ -964,12 +1466,12 @@ chain_step(MinidbChainIter *it, MinidbVersionRef *ref,
 			it->nversions = -1;
 			return false;
 		}
-		ref->index = it->index;
-		ref->offset = offset;
-		ref->vh = (MinidbVersionHeader *) (it->rec + offset);
+		fill_ref_v1(it->rec, it->reclen, it->index, offset, ref);
 		it->index++;
 		return true;
 	}
+	if (it->format == MINIDB_FORMAT_V3)
+		return v3_iter_next(it, ref, err, damaged);
 	if (it->index >= it->nversions)
 	{
 		if (it->nversions > 0 &&
@@ -985,10 +1487,8 @@ chain_step(MinidbChainIter *it, MinidbVersionRef *ref,
 		it->nversions = -1;		/* stay damaged */
 		return false;
 	}
-	ref->index = it->index;
-	ref->offset = offset;
-	ref->vh = (MinidbVersionHeader *) (it->rec + offset);
-	it->offset = offset + ref->vh->vh_len;
+	fill_ref_v1(it->rec, it->reclen, it->index, offset, ref);
+	it->offset = ref->end;
 	it->index++;
 	return true;
 }
@@ -1033,11 +1533,7 @@ find_visible_v2(char *rec, uint32 reclen, MinidbVisibleFn visible,
 		if (visible(vh, i, arg))
 		{
 			if (ref)
-			{
-				ref->index = i;
-				ref->offset = offset;
-				ref->vh = vh;
-			}
+				fill_ref_v1(rec, reclen, i, offset, ref);
 #if defined(MINIDB_PLANT_EARLY_EXIT) || defined(MINIDB_PLANT_EARLY_EXIT_V2)
 			/* planted bug for the fuzzer's self-check: skips the tail */
 			return i;
@@ -1061,6 +1557,8 @@ minidb_chain_find_visible(char *rec, uint32 reclen, MinidbVisibleFn visible,
 	int			found = -1;
 	bool		damaged;
 
+	if (reclen >= 1 && minidb_record_format_of(rec) == MINIDB_FORMAT_V3)
+		return v3_find_visible(rec, reclen, visible, arg, ref, err);
 	if (!minidb_chain_iter_init(&it, rec, reclen, err))
 		return -2;
 	if (it.format == MINIDB_FORMAT_V2)
@@ -1071,7 +1569,7 @@ minidb_chain_find_visible(char *rec, uint32 reclen, MinidbVisibleFn visible,
 		{
 			found = cur.index;
 			if (ref)
-				*ref = cur;
+				minidb_ref_copy(ref, &cur);
 #ifdef MINIDB_PLANT_EARLY_EXIT
 			/* planted bug for the fuzzer's self-check: skips the tail */
 			return found;

@@ -3,15 +3,55 @@
  * chain.h
  *	  The minidb record: one row, all of its versions, newest first.
  *
- * This header and chain.c know the byte layout of a record and nothing
- * else: no buffers, no relations, no snapshots, no WAL.  They compile both
- * inside the server (postgres.h) and outside it (postgres_fe.h plus a small
- * shim, see test/unit/chain_shim.h) so that unit tests and a fuzzer can
- * drive them directly.
+ * This header, chain.c and chain_v3.c know the byte layout of a record and
+ * nothing else: no buffers, no relations, no snapshots, no WAL.  They
+ * compile both inside the server (postgres.h) and outside it (postgres_fe.h
+ * plus a small shim, see test/unit/chain_shim.h) so that unit tests and a
+ * fuzzer can drive them directly.
  *
- * Two record formats, told apart by rh_format; a build reads both forever.
- * Offsets are from the start of the record, which the caller must MAXALIGN
- * (page items and palloc'd buffers are).
+ * Three record formats, told apart by the first byte; a build reads all of
+ * them forever.  Offsets are from the start of the record, which the caller
+ * must MAXALIGN (page items and palloc'd buffers are).
+ *
+ * Format V3 (MINIDB_FORMAT_V3, the default; chain_v3.c): compact.
+ *
+ *	+-----------------------+  0
+ *	| info, xinfo			|  2 bytes: format, which optional fields follow,
+ *	|						|  the end of the row (xinfo, see below)
+ *	| [xmax]				|  4 bytes, with MINIDB_R3_XMAX: the row's lockers
+ *	|						|  (an xid or a MultiXactId), or the transaction
+ *	|						|  that deleted or moved it (heap's xmax)
+ *	| [successor]			|  6 bytes, with MINIDB_R3_SUCC: where a moved row
+ *	|						|  went, or a speculative insertion's token
+ *	+-----------------------+  rounded up to 4
+ *	| version 0 (newest)	|  12-byte header, null bitmap, padding to
+ *	|						|  MAXALIGN, then tuple data in heap's format
+ *	+-----------------------+  rounded up to 4
+ *	| version 1				|  the same, or a DELTA: header, bitmap, uint16
+ *	|  ...					|  prefix and suffix lengths, then the bytes of
+ *	| version n-1 (oldest)	|  its data that differ from version i-1's
+ *	+-----------------------+
+ *	| [trailer]				|  with MINIDB_R3_MULTI (n >= 2), at an even
+ *	|						|  offset: uint16 end[n] (where each version ends)
+ *	|						|  then uint16 n; the record ends with it
+ *	+-----------------------+
+ *
+ *	A one-version record takes 16 bytes before its data, a heap tuple 24:
+ *	the header of a version holds only xmin, cid, flags and natts, and what
+ *	is usually empty (xmax, successor, version directory) is absent until a
+ *	row needs it.  A DELETE, a row lock or a moving UPDATE adds the xmax
+ *	(and successor) fields: 8 bytes of growth, whatever the record held, so
+ *	a page keeps 8 bytes per record for them (MINIDB_SLOT_RESERVE).  The
+ *	deleted or moved row's end is not a version of its own: readers see it
+ *	as a "virtual" marker version 0 (MINIDB_V_VIRTUAL), synthesized from
+ *	xmax, and the cid of the version it ends holds its cmax as heap's t_cid
+ *	does (a combo command id when both are the current transaction's,
+ *	MINIDB_V_COMBOCID; the server resolves it, see minidb_visibility.c).
+ *	A superseded version is stored as its difference from the newer one
+ *	(prefix and suffix shared with it, and the bytes between) when that is
+ *	smaller; the newest version is always whole, so a reader of the newest
+ *	version reads it in place, and an older reader rebuilds its version
+ *	(minidb_version_get with a buffer).
  *
  * Format V1 (MINIDB_FORMAT_V1): versions back to back.
  *
@@ -19,8 +59,8 @@
  *	| MinidbRecordHeader	|  format, flags, nversions, length, locker,
  *	|						|  successor TID (20 bytes)
  *	+-----------------------+  MINIDB_RECORD_HDRSZ (MAXALIGNed)
- *	| version 0 (newest)	|  MinidbVersionHeader, null bitmap, padding to
- *	|						|  vh_hoff, then tuple data in heap's format
+ *	| version 0 (newest)	|  MinidbVersionHeaderV1, null bitmap, padding
+ *	|						|  to vh_hoff, then tuple data in heap's format
  *	+-----------------------+  MAXALIGN(end of version 0)
  *	| version 1				|
  *	|  ...					|
@@ -44,31 +84,24 @@
  *	  dir[i+1] == MAXALIGN(dir[i] + version i's vh_len)	 for i < n-1;
  *	  dir[n-1] + version n-1's vh_len == rh_len;
  *	  rh_len <= MINIDB_V2_MAX_LEN (offsets are uint16).
- *	So the versions tile the record exactly as in V1, in the same order,
- *	and the directory says where each one starts.  A one- or two-version
- *	V2 record has the same length as in V1 (the directory fits in the
- *	header's alignment padding); the directory grows by MAXIMUM_ALIGNOF
- *	every 4 versions (at n = 3, 7, 11, ...).
  *
- * Every version starts at a MAXALIGNed offset and its tuple data starts at
- * a MAXALIGNed offset (vh_hoff), so heap's alignment rules for attributes
- * hold for data read in place.
+ * In V1 and V2 a DELETE or moving UPDATE prepends a marker version of its
+ * own (MINIDB_V_TOMBSTONE, MINIDB_V_MOVED) and the row lockers live in the
+ * record header.  Tuple data starts at a MAXALIGNed offset in every
+ * format, so heap's alignment rules hold for data read in place.
  *
- * What a read checks (the corruption guarantee, and its V2 trade-off):
+ * What a read checks (the corruption guarantee, and the V2/V3 trade-off):
  *
  *	V1: the fast walker walks every version header to the end of the record
  *	  on every read and checks that they tile it exactly (the tail check).
  *	  Any damage to any header field of any version, or to the tail, fails
- *	  every read of the record.  The cost is one header check per version
- *	  per read, whichever version the reader wants.
+ *	  every read of the record.
  *
- *	V2: the fast walker checks, in O(1): the record header; dir[0]; the LAST
- *	  version (its directory entry is MAXALIGNed, after the space the other
- *	  versions need, its header passes every check, and it ends exactly at
- *	  rh_len).  Then it checks each version it hands to the predicate, in
- *	  full, before handing it over: every header field, and the link
- *	  dir[i+1] == MAXALIGN(dir[i] + vh_len) (or, for the last, the end at
- *	  rh_len).  So:
+ *	V2 and V3: the fast walker checks, in O(1), the record header and the
+ *	  start of the directory, and the LAST version (its place, its header,
+ *	  its end at the record's end).  Then it checks each version it hands
+ *	  to the predicate, in full, before handing it over, with its link to
+ *	  the next.  So:
  *	  - a truncated record, trailing bytes or a garbled last version fail
  *		the first read that touches the record, as in V1;
  *	  - damage in a version fails every read that visits that version
@@ -77,18 +110,16 @@
  *		directory entry, is NOT seen by that read: it is found by
  *		minidb_record_validate, the reference walker, the iterator (prune,
  *		VACUUM, minidb_chain()), or the first read that visits it.
- *	  That is the price of O(1) reads of the newest version: V1 refuses a
- *	  damaged record on every read; V2 refuses it on every read that could
- *	  return or pass over a damaged byte, and never reads outside the
- *	  record either way.
+ *	  A V3 DELTA version is checked against its newer neighbour (its prefix
+ *	  and suffix must fit that version's data), which a reader of it has
+ *	  visited first.
  *
  * Builders make records of the format in minidb_record_format (the GUC
- * minidb.record_format; default V1) or of the format they are given
- * (minidb_record_build_as).  Prepend and prune keep a record's own format:
- * a V1 record stays V1 however often it is updated in place, so a table
- * holds both formats as long as old rows live; a row written after the
- * setting changed (INSERT, or an UPDATE that moves the row) takes the new
- * one.  CLUSTER / VACUUM FULL copy records as they are.
+ * minidb.record_format; default V3) or of the format they are given.
+ * A write to a V1 or V2 record (prepend, a marker) turns it into V3 when
+ * the caller asks for V3; prune, freeze and row locks keep a record's own
+ * format.  CLUSTER and VACUUM FULL rewrite every record in the current
+ * format.
  *
  * Copyright (c) 2026, minidb_am developers
  *
@@ -102,19 +133,38 @@
 /* Record format versions.  Readers refuse formats they do not know. */
 #define MINIDB_FORMAT_V1		1
 #define MINIDB_FORMAT_V2		2	/* with a version directory */
-#define MINIDB_FORMAT_MAX		MINIDB_FORMAT_V2	/* newest format we read */
+#define MINIDB_FORMAT_V3		3	/* compact: optional fields, deltas */
+#define MINIDB_FORMAT_MAX		MINIDB_FORMAT_V3	/* newest format we read */
 /* The default of minidb_record_format (what builders make) */
-#define MINIDB_FORMAT_CURRENT	MINIDB_FORMAT_V2
+#define MINIDB_FORMAT_CURRENT	MINIDB_FORMAT_V3
 
 /* Format of the records builders make: the GUC minidb.record_format */
 extern PGDLLIMPORT int minidb_record_format;
+
+/* The format of a record, from its first byte (0: none we know) */
+static inline int
+minidb_record_format_of(const char *rec)
+{
+	uint8		b = (uint8) rec[0];
+
+	if (b == MINIDB_FORMAT_V1 || b == MINIDB_FORMAT_V2)
+		return b;
+	if ((b & 0x07) == MINIDB_FORMAT_V3)
+		return MINIDB_FORMAT_V3;
+	return 0;
+}
+
+/* ----------------------------------------------------------------
+ * V1 and V2 record header
+ * ----------------------------------------------------------------
+ */
 
 /* Record header flags (rh_flags) */
 #define MINIDB_REC_LOCK_MULTI	0x01	/* rh_locker is a MultiXactId */
 #define MINIDB_REC_MOVED_PART	0x02	/* head moved to another partition */
 #define MINIDB_REC_FLAGS_MASK	0x03
 
-/* Row-lock modes held by rh_locker (rh_lockmode); 0 means unlocked */
+/* Row-lock modes (rh_lockmode, MinidbLockers.mode); 0 means unlocked */
 #define MINIDB_LOCK_NONE		0
 #define MINIDB_LOCK_KEYSHARE	1
 #define MINIDB_LOCK_SHARE		2
@@ -141,6 +191,46 @@ typedef struct MinidbRecordHeader
 	MAXALIGN(MINIDB_V2_DIR_OFFSET + sizeof(uint16) * (uint32) (n))
 #define MINIDB_V2_MAX_LEN		0xFFFF	/* directory offsets are uint16 */
 
+/* ----------------------------------------------------------------
+ * V3 record header: info (byte 0) and xinfo (byte 1)
+ * ----------------------------------------------------------------
+ */
+#define MINIDB_R3_FORMAT_MASK	0x07	/* == MINIDB_FORMAT_V3 */
+#define MINIDB_R3_XMAX			0x08	/* the xmax field is present */
+#define MINIDB_R3_SUCC			0x10	/* the successor field is present */
+#define MINIDB_R3_MULTI			0x20	/* n >= 2: the trailer is present */
+#define MINIDB_R3_MODE_SHIFT	6		/* lock-only xid: its mode - 1 */
+#define MINIDB_R3_INFO_PREFIX	2		/* info and xinfo */
+
+#define MINIDB_R3X_XMAX_MULTI	0x01	/* xmax is a MultiXactId */
+#define MINIDB_R3X_LOCK_ONLY	0x02	/* xmax only locks the row */
+#define MINIDB_R3X_COMMITTED	0x04	/* hint: the ender committed */
+#define MINIDB_R3X_INVALID		0x08	/* hint: the ender aborted */
+#define MINIDB_R3X_MOVED		0x10	/* the row moved (else was deleted) */
+#define MINIDB_R3X_KEYS_UPDATED 0x20	/* ... by an UPDATE of a key column */
+#define MINIDB_R3X_MOVED_PART	0x40	/* ... to another partition */
+#define MINIDB_R3X_SPEC			0x80	/* successor is a speculative token */
+
+#define MINIDB_R3_MAX_LEN		0xFFFF	/* trailer offsets are uint16 */
+
+/*
+ * A speculative insertion's token is kept as heap keeps it in t_ctid: the
+ * token as block number, this offset (heap's SpecTokenOffsetNumber;
+ * minidb_modify.c checks that they agree).
+ */
+#define MINIDB_SPEC_TOKEN_OFFSET	0xfffe
+
+/*
+ * The most a V3 record grows for its xmax and successor fields, whatever
+ * it held: the room a page keeps per record (minidb_page.c).
+ */
+#define MINIDB_SLOT_RESERVE		MAXIMUM_ALIGNOF
+
+/* ----------------------------------------------------------------
+ * Versions
+ * ----------------------------------------------------------------
+ */
+
 /* Version flags (vh_flags) */
 #define MINIDB_V_XMIN_COMMITTED 0x0001	/* hint: vh_xmin committed */
 #define MINIDB_V_XMIN_ABORTED	0x0002	/* hint: vh_xmin aborted */
@@ -152,35 +242,58 @@ typedef struct MinidbRecordHeader
 #define MINIDB_V_HASEXTERNAL	0x0080	/* heap's HEAP_HASEXTERNAL */
 #define MINIDB_V_ENC_MASK		0x0300	/* encoding of the data */
 #define MINIDB_V_ENC_FULL		0x0000	/* full tuple data, heap's format */
+#define MINIDB_V_ENC_DELTA		0x0100	/* V3: difference from version i-1 */
 #define MINIDB_V_KEYS_UPDATED	0x0400	/* moved marker: the UPDATE changed a key
 										 * column (heap's HEAP_KEYS_UPDATED) */
+#define MINIDB_V_COMBOCID		0x0800	/* V3: vh_cid is a combo command id */
 #define MINIDB_V_HINT_MASK		(MINIDB_V_XMIN_COMMITTED | \
 								 MINIDB_V_XMIN_ABORTED | MINIDB_V_FROZEN)
 #define MINIDB_V_NODATA_MASK	(MINIDB_V_TOMBSTONE | MINIDB_V_MOVED)
-#define MINIDB_V_FLAGS_MASK		0x07FF
+#define MINIDB_V_FLAGS_MASK		0x07FF	/* V1, V2 on disk */
+#define MINIDB_V3_FLAGS_MASK	(MINIDB_V_HINT_MASK | MINIDB_V_HASNULL | \
+								 MINIDB_V_HASVARWIDTH | MINIDB_V_HASEXTERNAL | \
+								 MINIDB_V_ENC_MASK | MINIDB_V_COMBOCID)
+/* Never on disk: in the headers readers see, and in builders' input */
+#define MINIDB_V_VIRTUAL		0x1000	/* the marker a V3 row's end stands for */
+#define MINIDB_V_XMIN_MULTI		0x2000	/* vh_xmin is a MultiXactId */
 
+/*
+ * A version's header as readers see it: a V3 version's header on disk, and
+ * the first 12 bytes of a V1 or V2 version's (MinidbVersionHeaderV1).
+ */
 typedef struct MinidbVersionHeader
 {
 	TransactionId vh_xmin;		/* creating transaction */
-	CommandId	vh_cid;			/* creating command */
+	CommandId	vh_cid;			/* creating command (see MINIDB_V_COMBOCID) */
 	uint16		vh_flags;		/* MINIDB_V_* */
 	uint16		vh_natts;		/* attributes in the data (0 for markers) */
-	uint16		vh_len;			/* header + bitmap + padding + data */
-	uint8		vh_hoff;		/* offset of the data, MAXALIGNed */
-	uint8		vh_reserved;	/* zero */
 } MinidbVersionHeader;
 
 #define MINIDB_VERSION_HDRSZ	sizeof(MinidbVersionHeader)
+
+/* A V1 or V2 version's header on disk */
+typedef struct MinidbVersionHeaderV1
+{
+	TransactionId vh_xmin;
+	CommandId	vh_cid;
+	uint16		vh_flags;
+	uint16		vh_natts;
+	uint16		vh_len;			/* header + bitmap + padding + data */
+	uint8		vh_hoff;		/* offset of the data, MAXALIGNed */
+	uint8		vh_reserved;	/* zero */
+} MinidbVersionHeaderV1;
+
+#define MINIDB_V1_VERSION_HDRSZ sizeof(MinidbVersionHeaderV1)
 
 /* Largest version we accept: it must fit a uint16 length. */
 #define MINIDB_MAX_VERSION_LEN	0xFFFF
 /* Largest chain a record may hold (keeps arrays of bools bounded). */
 #define MINIDB_MAX_VERSIONS		0x7FFF
 /*
- * The most a record grows when a marker (tombstone, moved) is prepended:
- * the marker's header, plus one MAXALIGN step of a V2 directory.
+ * The most a V1 or V2 record grows when a marker (tombstone, moved) is
+ * prepended: the marker's header, plus one MAXALIGN step of a directory.
  */
-#define MINIDB_MARKER_GROWTH_MAX	(MINIDB_VERSION_HDRSZ + MAXIMUM_ALIGNOF)
+#define MINIDB_MARKER_GROWTH_MAX	(MINIDB_V1_VERSION_HDRSZ + MAXIMUM_ALIGNOF)
 /* Largest vh_natts we accept: heap's MaxTupleAttributeNumber. */
 #define MINIDB_MAX_NATTS		1664
 /* Bytes of null bitmap for natts attributes: heap's BITMAPLEN. */
@@ -190,7 +303,10 @@ typedef struct MinidbVersionHeader
  * One version in a form that builders accept and the reference walker
  * returns.  bitmap is NULL unless MINIDB_V_HASNULL is set, in which case it
  * holds BITMAPLEN(natts) bytes.  data/datalen is the tuple data proper,
- * exactly the bytes heap keeps after t_hoff.
+ * exactly the bytes heap keeps after t_hoff (for a DELTA version too: the
+ * data it stands for).  A marker (MINIDB_V_NODATA_MASK) given to a V3
+ * builder becomes the record's end: xmin its xmax (a MultiXactId with
+ * MINIDB_V_XMIN_MULTI), cid the cmax (a combo id with MINIDB_V_COMBOCID).
  */
 typedef struct MinidbVersionData
 {
@@ -204,14 +320,63 @@ typedef struct MinidbVersionData
 } MinidbVersionData;
 
 /*
- * Where a version lives inside a record, as the fast walker reports it.
+ * The marker a V3 record's end stands for, in a reader's hands: vh is what
+ * readers see, rec lets a hint bit set on vh go back to the record
+ * (minidb_virtual_set_hint).
+ */
+typedef struct MinidbVirtualMarker
+{
+	MinidbVersionHeader vh;
+	char	   *rec;
+	TransactionId raw_xmax;		/* the xmax field (a MultiXactId when
+								 * MINIDB_V_XMIN_MULTI) */
+} MinidbVirtualMarker;
+
+/*
+ * Where a version lives inside a record, as the walkers report it.  For
+ * the virtual marker of a V3 record vh points into the ref itself: copy a
+ * ref with minidb_ref_copy, never by assignment.
  */
 typedef struct MinidbVersionRef
 {
 	int			index;			/* 0 = newest */
-	uint32		offset;			/* start of the version header */
-	MinidbVersionHeader *vh;	/* rec + offset */
+	uint32		offset;			/* start of the version header; 0 for a
+								 * virtual marker */
+	MinidbVersionHeader *vh;	/* rec + offset, or &virt.vh */
+	uint32		end;			/* where the version ends */
+	uint32		dataoff;		/* FULL: where its data starts; DELTA: where
+								 * its prefix/suffix lengths are */
+	uint32		datalen;		/* bytes of data it stands for */
+	uint32		bitmapoff;		/* where its null bitmap starts */
+	uint32		reclen;			/* the record's length */
+	MinidbVirtualMarker virt;
 } MinidbVersionRef;
+
+static inline void
+minidb_ref_copy(MinidbVersionRef *dst, const MinidbVersionRef *src)
+{
+	*dst = *src;
+	if (src->vh == &src->virt.vh)
+		dst->vh = &dst->virt.vh;
+}
+
+/* Bytes a version takes in its record (its share of a pruning's gain) */
+static inline uint32
+minidb_ref_size(const MinidbVersionRef *ref)
+{
+	return ref->end - ref->offset;
+}
+
+/*
+ * A scratch buffer for rebuilding DELTA versions: data NULL and size 0 to
+ * start; minidb_version_get_buf grows it with palloc/repalloc in the
+ * memory context current at the first call.
+ */
+typedef struct MinidbDeltaBuf
+{
+	char	   *data;
+	uint32		size;
+} MinidbDeltaBuf;
 
 /*
  * What the validators and walkers say about a damaged record.  version is
@@ -228,10 +393,70 @@ typedef struct MinidbChainError
 /*
  * Visibility is decided by the caller.  Called for versions newest first
  * until it returns true; it may set hint bits in *vh (the record is in a
- * buffer the caller holds locked).
+ * buffer the caller holds locked; a virtual marker's go back through
+ * minidb_virtual_set_hint).
  */
 typedef bool (*MinidbVisibleFn) (MinidbVersionHeader *vh, int index,
 								 void *arg);
+
+/*
+ * The server resolves a MultiXactId's updating member for the virtual
+ * marker of a V3 record whose xmax is one (minidb_visibility.c sets it);
+ * without it (standalone builds) the marker's vh_xmin is the MultiXactId.
+ */
+typedef TransactionId (*MinidbMultiUpdaterFn) (TransactionId multi);
+extern PGDLLIMPORT MinidbMultiUpdaterFn minidb_multi_updater_hook;
+
+/* ----------------------------------------------------------------
+ * Row lockers and the other record-level fields, in any format
+ * ----------------------------------------------------------------
+ */
+typedef struct MinidbLockers
+{
+	TransactionId xid;			/* an xid or a MultiXactId; invalid: none */
+	uint16		mode;			/* MINIDB_LOCK_*: a single locker's mode; for
+								 * a multixact the strongest, as a hint */
+	bool		multi;
+	bool		with_updater;	/* V3: the multixact also holds the row's
+								 * updater (the transaction that ended it) */
+} MinidbLockers;
+
+extern void minidb_record_get_lockers(const char *rec, MinidbLockers *lk);
+/* Where a moved row went; false when the row did not move (or moved to
+ * another partition, *moved_part then true) */
+extern bool minidb_record_get_successor(const char *rec, ItemPointer succ,
+										bool *moved_part);
+/* A speculative insertion's token, or 0 */
+extern uint32 minidb_record_spec_token(const char *rec);
+/* Versions as walkers count them (a V3 record's end counts as one) */
+extern int	minidb_record_nversions(const char *rec, uint32 reclen);
+
+/*
+ * The most rec may still grow for what ends or locks its row: for a V3
+ * record, what its xmax and successor fields would add (0 once both are
+ * there; at most MINIDB_SLOT_RESERVE); for V1 and V2 a marker version.
+ */
+extern uint32 minidb_record_reserve(const char *rec, uint32 reclen);
+
+/* Does a V3 record's header end its row (walkers show a virtual marker 0)? */
+static inline bool
+minidb_record_has_end(const char *rec)
+{
+	return minidb_record_format_of(rec) == MINIDB_FORMAT_V3 &&
+		((uint8) rec[0] & MINIDB_R3_XMAX) &&
+		!((uint8) rec[1] & MINIDB_R3X_LOCK_ONLY);
+}
+/* A hint set on a virtual marker's header, written to its record */
+extern void minidb_virtual_set_hint(MinidbVersionHeader *vh, uint16 hint);
+
+/* Record-level changes beyond prepend and prune (see chain.c) */
+typedef struct MinidbRecordEnd
+{
+	const ItemPointerData *successor;	/* a moved row's new TID, a token */
+	bool		spec;			/* successor is a speculative token */
+	bool		moved_part;		/* the row moved to another partition */
+	const MinidbLockers *lockers;	/* lockers to set, or NULL */
+} MinidbRecordEnd;
 
 /* Sizes */
 extern uint32 minidb_version_size(const MinidbVersionData *v);
@@ -239,19 +464,42 @@ extern uint32 minidb_version_size(const MinidbVersionData *v);
 /* Builders.  out must be MAXALIGNed and have room for the result. */
 extern uint32 minidb_record_build(char *out, uint32 outsize,
 								  const MinidbVersionData *v);
+extern uint32 minidb_record_build_as(char *out, uint32 outsize,
+									 const MinidbVersionData *v, int format);
+/* ... with lockers or a speculative token (V3; V1/V2 in the header) */
+extern uint32 minidb_record_build_ex(char *out, uint32 outsize,
+									 const MinidbVersionData *v, int format,
+									 const MinidbRecordEnd *extra);
+/*
+ * Prepend v as the newest version of rec, in format (0: rec's own).  A
+ * marker v becomes a V3 record's end; extra gives its successor.
+ */
 extern uint32 minidb_record_prepend(char *out, uint32 outsize,
 									const char *rec, uint32 reclen,
 									const MinidbVersionData *v);
-/* Format: minidb_record_format */
-extern uint32 minidb_record_build_as(char *out, uint32 outsize,
-									 const MinidbVersionData *v, int format);
+extern uint32 minidb_record_prepend_ex(char *out, uint32 outsize,
+									   const char *rec, uint32 reclen,
+									   const MinidbVersionData *v,
+									   int format,
+									   const MinidbRecordEnd *extra);
+/* Rewrites: a record of format from whole versions, fields from like */
+extern uint32 minidb_record_from_versions(char *out, uint32 outsize,
+										  const MinidbVersionData *vs, int n,
+										  int format, const char *like);
+extern uint32 minidb_record_rewrite_as(char *out, uint32 outsize,
+									   const char *rec, uint32 reclen,
+									   int format);
+/* The format a write to rec should produce: V3 unless the GUC says older */
+extern int	minidb_record_write_format(const char *rec);
 /*
- * Exact length of rec once v is prepended (prepend keeps rec's format).
+ * Exact length of rec once v is prepended in format (0: rec's own).
  * minidb_record_prepend_size, which cannot see rec, returns an upper bound
- * valid for every format (V1's exact length plus MAXIMUM_ALIGNOF, for a V2
- * directory that may grow); before V2 it was exact for V1.  Callers that
- * size a page change use the exact one.
+ * valid for every format.
  */
+extern uint32 minidb_record_prepend_size_ex(const char *rec, uint32 reclen,
+											const MinidbVersionData *v,
+											int format,
+											const MinidbRecordEnd *extra);
 extern uint32 minidb_record_prepend_size_rec(const char *rec, uint32 reclen,
 											 const MinidbVersionData *v);
 extern uint32 minidb_record_prepend_size(uint32 reclen,
@@ -259,8 +507,38 @@ extern uint32 minidb_record_prepend_size(uint32 reclen,
 /* Exact length of a record of the given format holding vs[0..n-1] */
 extern uint64 minidb_record_size(const MinidbVersionData *vs, int n,
 								 int format);
-extern uint32 minidb_record_prune(char *rec, uint32 reclen,
-								  const bool *keep);
+/*
+ * Remove every version i with keep[i] false (in place, the record never
+ * grows); 0 when none is kept.  Removing a V3 record's virtual marker
+ * removes its end (keeping a multixact's lockers).
+ */
+extern uint32 minidb_record_prune(char *rec, uint32 reclen, const bool *keep);
+/* Would minidb_record_prune keep rec within reclen bytes?  (see chain.c) */
+extern bool minidb_record_prune_fits(const char *rec, uint32 reclen,
+									 const bool *keep);
+/*
+ * Set (lk->xid valid) or clear the row lockers of rec into out (which may
+ * be rec when the length does not change); returns the new length.  A V3
+ * record's aborted end goes with it.  The _size variant computes it.
+ */
+extern uint32 minidb_record_set_lockers(char *out, uint32 outsize,
+										const char *rec, uint32 reclen,
+										const MinidbLockers *lk);
+extern uint32 minidb_record_set_lockers_size(const char *rec, uint32 reclen,
+											 const MinidbLockers *lk);
+/* A V3 end's xmax replaced by xid (a multixact's updater; VACUUM) */
+extern void minidb_record_set_end_xid(char *rec, uint32 reclen,
+									  TransactionId xid);
+/* Drop a speculative token, in place (V3 keeps an empty successor field) */
+extern void minidb_record_clear_spec(char *rec, uint32 reclen);
+/* Set the successor of a record that has one (same length), in place */
+extern void minidb_record_patch_successor(char *rec, uint32 reclen,
+										  const ItemPointerData *succ);
+/*
+ * A moved row's end becomes a deletion: the successor (and a V3 record's
+ * successor field) goes; the lockers too.  In place, returns the length.
+ */
+extern uint32 minidb_record_forget_successor(char *rec, uint32 reclen);
 
 /* Validation: every header field and the tail */
 extern bool minidb_record_validate(const char *rec, uint32 reclen,
@@ -277,11 +555,11 @@ extern void minidb_chain_free_all(MinidbVersionData *versions, int n);
 
 /*
  * The fast walker: header fields only.  V1: version by version, always to
- * the end of the record (the tail check).  V2: the record header, dir[0]
- * and the last version (the tail check, O(1)), then each version the
- * predicate is asked about, fully checked.  Returns the index of the first
- * version the predicate accepts, -1 when none does, and -2 when the record
- * is damaged (err filled in).
+ * the end of the record (the tail check).  V2, V3: the record header, the
+ * directory's start and the last version (the tail check, O(1)), then each
+ * version the predicate is asked about, fully checked.  Returns the index
+ * of the first version the predicate accepts, -1 when none does, and -2
+ * when the record is damaged (err filled in).
  */
 extern int	minidb_chain_find_visible(char *rec, uint32 reclen,
 									  MinidbVisibleFn visible, void *arg,
@@ -289,32 +567,49 @@ extern int	minidb_chain_find_visible(char *rec, uint32 reclen,
 									  MinidbChainError *err);
 
 /*
- * Read one version found by the fast walker, pointing into rec (no copy).
- * Inline: it sits on every read's path.
+ * Read one version found by a walker (the record unchanged since).  A FULL
+ * version points into rec (no copy); a DELTA version is rebuilt into buf
+ * (NULL: a fresh palloc'd buffer).
  */
+extern void minidb_version_rebuild(const char *rec,
+								   const MinidbVersionRef *ref,
+								   MinidbVersionData *out,
+								   MinidbDeltaBuf *buf);
+
 static inline void
-minidb_version_get(const char *rec, const MinidbVersionRef *ref,
-				   MinidbVersionData *out)
+minidb_version_get_buf(const char *rec, const MinidbVersionRef *ref,
+					   MinidbVersionData *out, MinidbDeltaBuf *buf)
 {
-	const MinidbVersionHeader *vh =
-		(const MinidbVersionHeader *) (rec + ref->offset);
+	const MinidbVersionHeader *vh = ref->vh;
 
 	out->xmin = vh->vh_xmin;
 	out->cid = vh->vh_cid;
 	out->flags = vh->vh_flags;
 	out->natts = vh->vh_natts;
 	out->bitmap = (vh->vh_flags & MINIDB_V_HASNULL) ?
-		(const bits8 *) (rec + ref->offset + MINIDB_VERSION_HDRSZ) : NULL;
-	out->data = rec + ref->offset + vh->vh_hoff;
-	out->datalen = vh->vh_len - vh->vh_hoff;
+		(const bits8 *) (rec + ref->bitmapoff) : NULL;
+	if (likely((vh->vh_flags & MINIDB_V_ENC_MASK) == MINIDB_V_ENC_FULL))
+	{
+		out->data = rec + ref->dataoff;
+		out->datalen = ref->datalen;
+		return;
+	}
+	minidb_version_rebuild(rec, ref, out, buf);
+}
+
+static inline void
+minidb_version_get(const char *rec, const MinidbVersionRef *ref,
+				   MinidbVersionData *out)
+{
+	minidb_version_get_buf(rec, ref, out, NULL);
 }
 
 /*
  * Iterate versions, for callers that look at every version (pruning,
  * VACUUM, minidb_chain()).  Every version is checked before it is yielded,
  * in the order validate checks them, and so is the tail: a caller that
- * iterates to the end has validated the record (both formats).  V1
- * reports tail damage after yielding the last version, V2 before.
+ * iterates to the end has validated the record (every format).  V1
+ * reports tail damage after yielding the last version, V2 and V3 before.
  */
 typedef struct MinidbChainIter
 {
@@ -322,10 +617,17 @@ typedef struct MinidbChainIter
 	uint32		reclen;
 	uint32		offset;			/* V1: end of the previous version (the next
 								 * begins at MAXALIGN(offset)); V2: start of
-								 * the next version (dir[index], checked) */
+								 * the next version (dir[index], checked);
+								 * V3: end of the previous version */
 	int			index;			/* next version's index */
-	int			nversions;
-	int			format;			/* rh_format */
+	int			nversions;		/* as minidb_record_nversions counts */
+	int			format;
+	/* V3 */
+	uint32		prevlen;		/* data length of the previous version */
+	uint32		start0;			/* where version 0 begins */
+	uint32		trailer;		/* where the trailer begins (reclen if none) */
+	int			ndata;			/* data versions */
+	bool		has_end;		/* index 0 is the virtual marker */
 } MinidbChainIter;
 
 extern bool minidb_chain_iter_init(MinidbChainIter *it, char *rec,
@@ -346,6 +648,7 @@ pg_noreturn extern void minidb_chain_error_report(const MinidbChainError *err,
 												  const char *where);
 #endif
 
+/* V1, V2: the record header */
 static inline MinidbRecordHeader *
 minidb_record_header(const char *rec)
 {
@@ -357,18 +660,6 @@ static inline uint16 *
 minidb_record_dir(const char *rec)
 {
 	return (uint16 *) (rec + MINIDB_V2_DIR_OFFSET);
-}
-
-/*
- * Offset of version 0 (the head) of a record already checked (validated,
- * or iterated to the end).
- */
-static inline uint32
-minidb_record_head_offset(const char *rec)
-{
-	if (minidb_record_header(rec)->rh_format == MINIDB_FORMAT_V2)
-		return minidb_record_dir(rec)[0];
-	return MINIDB_RECORD_HDRSZ;
 }
 
 #endif							/* MINIDB_CHAIN_H */

@@ -32,6 +32,7 @@
 
 #include "chain.h"
 #include "minidb_wal.h"
+#include "minidb_visibility.h"
 #include "btree_view.h"
 #include "minidb_lock.h"
 #include "minidb_scan.h"
@@ -56,6 +57,7 @@ static const struct config_enum_entry read_path_options[] = {
 static const struct config_enum_entry record_format_options[] = {
 	{"v1", MINIDB_FORMAT_V1, false},
 	{"v2", MINIDB_FORMAT_V2, false},
+	{"v3", MINIDB_FORMAT_V3, false},
 	{NULL, 0, false}
 };
 
@@ -84,10 +86,11 @@ _PG_init(void)
 							 NULL, NULL, NULL);
 	DefineCustomEnumVariable("minidb.record_format",
 							 "Record format of rows written from now on.",
-							 "v1 keeps the versions back to back; v2 adds a version "
-							 "directory, so that a read checks the record's tail without "
-							 "walking every version.  Records keep their format when "
-							 "updated in place; both formats are always readable.",
+							 "v3 (the default) is compact: optional header fields and "
+							 "older versions stored as differences.  v1 keeps whole "
+							 "versions back to back; v2 adds a version directory.  A "
+							 "write turns a v1 or v2 record into v3 when the setting is "
+							 "v3; every format is always readable.",
 							 &minidb_record_format,
 							 MINIDB_FORMAT_CURRENT,
 							 record_format_options,
@@ -95,6 +98,7 @@ _PG_init(void)
 							 0,
 							 NULL, NULL, NULL);
 	MarkGUCPrefixReserved("minidb");
+	minidb_visibility_init();
 	minidb_xlog_init();
 }
 

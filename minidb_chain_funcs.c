@@ -69,6 +69,11 @@ static const FlagName flag_names[] = {
 	{MINIDB_V_HASNULL, "hasnull", false},
 	{MINIDB_V_HASVARWIDTH, "hasvarwidth", false},
 	{MINIDB_V_HASEXTERNAL, "hasexternal", false},
+	{MINIDB_V_KEYS_UPDATED, "keys_updated", false},
+	{MINIDB_V_ENC_DELTA, "delta", false},
+	{MINIDB_V_COMBOCID, "combocid", false},
+	{MINIDB_V_VIRTUAL, "end", false},
+	{MINIDB_V_XMIN_MULTI, "multixact", false},
 };
 
 typedef enum Walker
@@ -369,14 +374,26 @@ minidb_chain_build(PG_FUNCTION_ARGS)
 		vs[i] = version_from_value(desc, &a, i);
 	}
 	/*
+	 * V3 keeps a row's end in the record header: only the newest version
+	 * may be a marker, and something must be left for it to end.
+	 */
+	if (minidb_record_format == MINIDB_FORMAT_V3)
+		for (i = 0; i < a.n; i++)
+			if ((vs[i].flags & MINIDB_V_NODATA_MASK) && (i > 0 || a.n == 1))
+				ereport(ERROR,
+						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+						 errmsg("these versions do not form a valid minidb record"),
+						 errdetail("In format v3 only the newest version may be a tombstone or moved marker, above at least one row version.")));
+
+	/*
 	 * Every intermediate record (build, then prepend) is shorter.  Each
 	 * prepend moves the record built so far, so the size is bounded to keep
-	 * the build's time bounded: V2's own limit, and BUILD_MAX_V1_LEN (far
-	 * more than a page holds) for V1.
+	 * the build's time bounded: V2's and V3's own limit, and
+	 * BUILD_MAX_V1_LEN (far more than a page holds) for V1.
 	 */
 	total = MAXALIGN(minidb_record_size(vs, a.n, minidb_record_format));
-	maxlen = minidb_record_format == MINIDB_FORMAT_V2 ?
-		MINIDB_V2_MAX_LEN : BUILD_MAX_V1_LEN;
+	maxlen = minidb_record_format == MINIDB_FORMAT_V1 ?
+		BUILD_MAX_V1_LEN : MINIDB_V2_MAX_LEN;
 	if (total > maxlen)
 		ereport(ERROR,
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
@@ -388,11 +405,25 @@ minidb_chain_build(PG_FUNCTION_ARGS)
 	len = minidb_record_build(rec, total, &vs[a.n - 1]);
 	for (i = a.n - 2; i >= 0; i--)
 	{
+		MinidbRecordEnd extra;
+
 		CHECK_FOR_INTERRUPTS();
-		len = minidb_record_prepend(rec, total, rec, len, &vs[i]);
+		memset(&extra, 0, sizeof(extra));
+		if (i == 0 && !PG_ARGISNULL(4))
+			extra.successor = (ItemPointer) PG_GETARG_POINTER(4);
+		if (i == 0 && (vs[0].flags & MINIDB_V_MOVED) &&
+			extra.successor == NULL &&
+			minidb_record_format_of(rec) == MINIDB_FORMAT_V3)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("a moved marker needs a successor TID in format v3")));
+		len = minidb_record_prepend_ex(rec, total, rec, len, &vs[i], 0,
+									   &extra);
 	}
-	if (!PG_ARGISNULL(4))
-		minidb_record_header(rec)->rh_successor = *(ItemPointer) PG_GETARG_POINTER(4);
+	if (!PG_ARGISNULL(4) && a.n == 1 &&
+		minidb_record_format_of(rec) != MINIDB_FORMAT_V3)
+		minidb_record_patch_successor(rec, len,
+									  (ItemPointer) PG_GETARG_POINTER(4));
 
 	if (!minidb_record_validate(rec, len, &err))
 		ereport(ERROR,
@@ -484,14 +515,25 @@ decode_reference(ReturnSetInfo *rsinfo, const char *rec, uint32 len)
 	MinidbChainError err;
 	int			n = minidb_chain_decode_all(rec, len, &vs, &err);
 	int			i;
+	uint32	   *sizes;
+	MinidbChainIter it;
+	MinidbVersionRef ref;
+	bool		damaged;
 
 	if (n < 0)
 		minidb_chain_error_report(&err, NULL);
+	/* each version's stored size, from the iterator (validated above) */
+	sizes = palloc(sizeof(uint32) * Max(n, 1));
+	if (minidb_chain_iter_init(&it, (char *) rec, len, &err))
+		while (minidb_chain_iter_next(&it, &ref, &err, &damaged) &&
+			   ref.index < n)
+			sizes[ref.index] = minidb_ref_size(&ref);
 	for (i = 0; i < n; i++)
 	{
 		CHECK_FOR_INTERRUPTS();
-		emit_version(rsinfo, i, &vs[i], minidb_version_size(&vs[i]));
+		emit_version(rsinfo, i, &vs[i], sizes[i]);
 	}
+	pfree(sizes);
 }
 
 static void
@@ -510,7 +552,7 @@ decode_fast(ReturnSetInfo *rsinfo, char *rec, uint32 len)
 
 		CHECK_FOR_INTERRUPTS();
 		minidb_version_get(rec, &ref, &v);
-		emit_version(rsinfo, ref.index, &v, ref.vh->vh_len);
+		emit_version(rsinfo, ref.index, &v, minidb_ref_size(&ref));
 	}
 	if (damaged)
 		minidb_chain_error_report(&err, NULL);
@@ -723,7 +765,7 @@ minidb_chain_walk_timing(PG_FUNCTION_ARGS)
 						TIMING_MAX_ITERATIONS)));
 	if (!minidb_record_validate(rec, len, &err))
 		minidb_chain_error_report(&err, NULL);
-	n = minidb_record_header(rec)->rh_nversions;
+	n = minidb_record_nversions(rec, len);
 	max_iterations = TIMING_MAX_WORK / timing_work_per_op(n, len);
 	if (iterations > max_iterations)
 		ereport(ERROR,

@@ -184,7 +184,7 @@ retoast_record(Relation newrel, char *rec, uint32 *len, ItemPointer tid)
 	MinidbVersionData *versions;
 	MinidbChainError err;
 	bool		any = false;
-	int			format = minidb_record_header(rec)->rh_format;
+	int			format = minidb_record_format_of(rec);
 	char	   *out;
 	uint32		size;
 	int			n;
@@ -217,19 +217,11 @@ retoast_record(Relation newrel, char *rec, uint32 *len, ItemPointer tid)
 	if (!any)
 		return rec;
 
-	/* rebuild in the record's format, oldest first */
-	size = MAXALIGN(minidb_record_size(versions, n, format));
+	/* rebuild in the record's format, with its record-level fields */
+	size = MAXALIGN(minidb_record_from_versions(NULL, 0, versions, n, format,
+												rec));
 	out = palloc(size);
-	*len = minidb_record_build_as(out, size, &versions[n - 1], format);
-	for (int i = n - 2; i >= 0; i--)
-	{
-		char	   *next = palloc(size);
-
-		*len = minidb_record_prepend(next, size, out, *len, &versions[i]);
-		pfree(out);
-		out = next;
-	}
-	minidb_record_header(out)->rh_flags = minidb_record_header(rec)->rh_flags;
+	*len = minidb_record_from_versions(out, size, versions, n, format, rec);
 	return out;
 }
 
@@ -283,6 +275,18 @@ rewrite_record(Relation old, ItemPointer tid, RewriteState *rs)
 			rs->tups_vacuumed += 1;
 		else
 		{
+			/* the rewrite writes every record in the current format */
+			if (minidb_record_format_of(rec) != minidb_record_format &&
+				minidb_record_format == MINIDB_FORMAT_V3)
+			{
+				uint32		size = minidb_record_rewrite_as(NULL, 0, rec, len,
+															 MINIDB_FORMAT_V3);
+				char	   *conv = palloc(MAXALIGN(size));
+
+				len = minidb_record_rewrite_as(conv, MAXALIGN(size), rec, len,
+											   MINIDB_FORMAT_V3);
+				rec = conv;
+			}
 			rec = retoast_record(rs->writer.rel, rec, &len, tid);
 			rewrite_add(&rs->writer, rec, len);
 			rs->num_tuples += 1;
@@ -604,9 +608,13 @@ minidb_relation_estimate_size(Relation rel, int32 *attr_widths,
 							  BlockNumber *pages, double *tuples,
 							  double *allvisfrac)
 {
-	/* per row: record and version headers, line pointer, marker reserve */
-	const Size	overhead = MINIDB_RECORD_HDRSZ + MINIDB_VERSION_HDRSZ +
-		sizeof(ItemIdData) + MINIDB_MARKER_RESERVE;
+	/*
+	 * Per row: a V3 record's header and version header (16 bytes before
+	 * the data), a line pointer and the room the page keeps for the row's
+	 * end: 28 bytes, heap's 24-byte tuple header and line pointer.
+	 */
+	const Size	overhead = 2 * MINIDB_SLOT_RESERVE + sizeof(ItemIdData) +
+		MINIDB_SLOT_RESERVE;
 	const Size	usable = BLCKSZ - SizeOfPageHeaderData -
 		MAXALIGN(sizeof(MinidbPageOpaqueData));
 

@@ -126,6 +126,15 @@ flags_text(uint16 flags)
 		appendStringInfoString(&buf, "moved,");
 	if (flags & MINIDB_V_KEYS_UPDATED)
 		appendStringInfoString(&buf, "keys-updated,");
+	/* V3: a difference from the newer version; the row's end; combo cid */
+	if ((flags & MINIDB_V_ENC_MASK) == MINIDB_V_ENC_DELTA)
+		appendStringInfoString(&buf, "delta,");
+	if (flags & MINIDB_V_VIRTUAL)
+		appendStringInfoString(&buf, "end,");
+	if (flags & MINIDB_V_XMIN_MULTI)
+		appendStringInfoString(&buf, "multixact,");
+	if (flags & MINIDB_V_COMBOCID)
+		appendStringInfoString(&buf, "combocid,");
 	if (buf.len > 0)
 		buf.data[--buf.len] = '\0';
 	return buf.data;
@@ -161,7 +170,7 @@ chain_rows_cb(char *rec, uint32 len, Buffer buffer, void *arg)
 		values[1] = TransactionIdGetDatum(ref.vh->vh_xmin);
 		values[2] = CommandIdGetDatum(ref.vh->vh_cid);
 		values[3] = CStringGetTextDatum(flags_text(ref.vh->vh_flags));
-		values[4] = Int32GetDatum(ref.vh->vh_len);
+		values[4] = Int32GetDatum(minidb_ref_size(&ref));
 		values[5] = BoolGetDatum(ref.index == visible);
 		tuplestore_putvalues(cr->store, cr->desc, values, nulls);
 	}
@@ -261,7 +270,7 @@ held_rows_of_page(Relation rel, BlockNumber blkno,
 		{
 			MinidbVersionRef head;
 			MinidbVersionRef below;
-			MinidbRecordHeader *rh;
+			MinidbLockers lk;
 			HeldRow    *h = &held[n];
 			uint32		len;
 			char	   *rec;
@@ -273,7 +282,7 @@ held_rows_of_page(Relation rel, BlockNumber blkno,
 			ItemPointerSet(&h->tid, blkno, off);
 			nheads = minidb_row_heads(rel, &h->tid, rec, len, buffer, &head,
 									  &below);
-			rh = minidb_record_header(rec);
+			minidb_record_get_lockers(rec, &lk);
 			h->writer = InvalidTransactionId;
 			if (nheads == 2 &&
 				!TransactionIdIsCurrentTransactionId(head.vh->vh_xmin) &&
@@ -282,9 +291,9 @@ held_rows_of_page(Relation rel, BlockNumber blkno,
 				h->writer = head.vh->vh_xmin;
 				h->writer_mode = minidb_head_lock_mode(head.vh, false);
 			}
-			h->is_multi = (rh->rh_flags & MINIDB_REC_LOCK_MULTI) != 0;
-			h->lockmode = rh->rh_lockmode;
-			h->locker = minidb_lockers_live(rh) ? rh->rh_locker :
+			h->is_multi = lk.multi;
+			h->lockmode = lk.mode;
+			h->locker = minidb_lockers_live(&lk) ? lk.xid :
 				InvalidTransactionId;
 			if (TransactionIdIsValid(h->locker) ||
 				TransactionIdIsValid(h->writer))

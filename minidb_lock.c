@@ -11,13 +11,16 @@
  * heavyweight lock table (DoLockModesConflict on the modes heap uses for the
  * tuple lock), so the two can never disagree.
  *
- * Unlike heap, a minidb record's updaters are not in its locker field: an
- * update or delete is a version of its own, and a newest version whose
- * transaction is still running is that transaction's implicit lock.  The
- * locker field therefore holds lock-only members, and a lock covers every
- * version of the row: it needs no carrying forward when the row is updated
- * in place, and it stays when the locking transaction updates the row
- * itself (or rolls that update back to a savepoint).
+ * Unlike heap, a minidb record's updaters in place are not in its locker
+ * field: an update is a version of its own, and a newest version whose
+ * transaction is still running is that transaction's implicit lock.  So a
+ * lock covers every version of the row: it needs no carrying forward when
+ * the row is updated in place, and it stays when the locking transaction
+ * updates the row itself (or rolls that update back to a savepoint).  What
+ * ends a row -- a DELETE or a moving UPDATE -- takes the xmax field of a V3
+ * record, as in heap: when lockers other than the ender must stay, it is a
+ * multixact of them and the ender (minidb_end_xmax), whose update member
+ * the readers of the lockers skip.
  *
  * Copyright (c) 2026, minidb_am developers
  *
@@ -92,36 +95,45 @@ minidb_head_lock_mode(const MinidbVersionHeader *head, bool only_version)
 }
 
 static bool
-has_lockers(const MinidbRecordHeader *rh)
+has_lockers(const MinidbLockers *lk)
 {
-	return rh->rh_lockmode != MINIDB_LOCK_NONE &&
-		TransactionIdIsValid(rh->rh_locker);
+	return lk->mode != MINIDB_LOCK_NONE && TransactionIdIsValid(lk->xid);
 }
 
-/* The lock-only members of the record's multixact (none when all ended) */
+/*
+ * The lock-only members of the record's multixact (none when all ended);
+ * the member that ended the row, when the multixact holds one, is not a
+ * locker.
+ */
 static int
-multi_members(const MinidbRecordHeader *rh, MultiXactMember **members)
+multi_members(const MinidbLockers *lk, MultiXactMember **members)
 {
-	int			n = GetMultiXactIdMembers((MultiXactId) rh->rh_locker, members,
-										  false, true);
+	int			n = GetMultiXactIdMembers((MultiXactId) lk->xid, members,
+										  false, !lk->with_updater);
+	int			kept = 0;
 
-	return Max(n, 0);
+	for (int i = 0; i < n; i++)
+		if (!ISUPDATE_from_mxstatus((*members)[i].status))
+			(*members)[kept++] = (*members)[i];
+	if (n > 0 && kept == 0)
+		pfree(*members);
+	return kept;
 }
 
 int
-minidb_our_lock_mode(const MinidbRecordHeader *rh)
+minidb_our_lock_mode(const MinidbLockers *lk)
 {
 	MultiXactMember *members;
 	int			best = -1;
 	int			n;
 
-	if (!has_lockers(rh))
+	if (!has_lockers(lk))
 		return -1;
-	if (!(rh->rh_flags & MINIDB_REC_LOCK_MULTI))
-		return TransactionIdIsCurrentTransactionId(rh->rh_locker) ?
-			(int) minidb_mode_from_lock(rh->rh_lockmode) : -1;
+	if (!lk->multi)
+		return TransactionIdIsCurrentTransactionId(lk->xid) ?
+			(int) minidb_mode_from_lock(lk->mode) : -1;
 
-	n = multi_members(rh, &members);
+	n = multi_members(lk, &members);
 	for (int i = 0; i < n; i++)
 		if (TransactionIdIsCurrentTransactionId(members[i].xid))
 			best = Max(best, (int) mode_from_status(members[i].status));
@@ -139,23 +151,23 @@ running_other(TransactionId xid)
 }
 
 bool
-minidb_lockers_conflict(const MinidbRecordHeader *rh, LockTupleMode mode,
+minidb_lockers_conflict(const MinidbLockers *lk, LockTupleMode mode,
 						MinidbWaitFor *wf)
 {
 	MultiXactMember *members;
 	bool		conflict = false;
 	int			n;
 
-	if (!has_lockers(rh))
+	if (!has_lockers(lk))
 		return false;
-	wf->xid = rh->rh_locker;
+	wf->xid = lk->xid;
 	wf->mode = mode;
-	wf->is_multi = (rh->rh_flags & MINIDB_REC_LOCK_MULTI) != 0;
+	wf->is_multi = lk->multi;
 	if (!wf->is_multi)
-		return running_other(rh->rh_locker) &&
-			minidb_modes_conflict(mode, minidb_mode_from_lock(rh->rh_lockmode));
+		return running_other(lk->xid) &&
+			minidb_modes_conflict(mode, minidb_mode_from_lock(lk->mode));
 
-	n = multi_members(rh, &members);
+	n = multi_members(lk, &members);
 	for (int i = 0; i < n && !conflict; i++)
 		conflict = running_other(members[i].xid) &&
 			minidb_modes_conflict(mode, mode_from_status(members[i].status));
@@ -165,53 +177,95 @@ minidb_lockers_conflict(const MinidbRecordHeader *rh, LockTupleMode mode,
 }
 
 bool
-minidb_lockers_live(const MinidbRecordHeader *rh)
+minidb_lockers_live(const MinidbLockers *lk)
 {
-	if (!has_lockers(rh))
+	MultiXactMember *members;
+	bool		live = false;
+	int			n;
+
+	if (!has_lockers(lk))
 		return false;
-	if (rh->rh_flags & MINIDB_REC_LOCK_MULTI)
-		return MultiXactIdIsRunning((MultiXactId) rh->rh_locker, true);
-	return TransactionIdIsCurrentTransactionId(rh->rh_locker) ||
-		TransactionIdIsInProgress(rh->rh_locker);
+	if (!lk->multi)
+		return TransactionIdIsCurrentTransactionId(lk->xid) ||
+			TransactionIdIsInProgress(lk->xid);
+	if (!lk->with_updater)
+		return MultiXactIdIsRunning((MultiXactId) lk->xid, true);
+	n = multi_members(lk, &members);
+	for (int i = 0; i < n && !live; i++)
+		live = TransactionIdIsCurrentTransactionId(members[i].xid) ||
+			TransactionIdIsInProgress(members[i].xid);
+	if (n > 0)
+		pfree(members);
+	return live;
 }
 
 void
-minidb_lockers_add(const MinidbRecordHeader *rh, LockTupleMode mode,
-				   TransactionId *locker, uint16 *lockmode, bool *is_multi)
+minidb_lockers_add(const MinidbLockers *old, LockTupleMode mode,
+				   MinidbLockers *lk)
 {
 	TransactionId xid = GetCurrentTransactionId();
 	MultiXactStatus status = mode_info[mode].lockstatus;
 	uint16		newlock = minidb_lock_from_mode(mode);
 
-	*is_multi = false;
-	*locker = xid;
-	*lockmode = newlock;
-	if (!minidb_lockers_live(rh))
+	lk->multi = false;
+	lk->with_updater = false;
+	lk->xid = xid;
+	lk->mode = newlock;
+	if (!minidb_lockers_live(old))
 		return;					/* nobody else: a single locker */
 
-	if (!(rh->rh_flags & MINIDB_REC_LOCK_MULTI))
+	if (!old->multi)
 	{
-		if (TransactionIdEquals(rh->rh_locker, xid))
+		if (TransactionIdEquals(old->xid, xid))
 		{
-			*lockmode = Max(rh->rh_lockmode, newlock);	/* an upgrade */
+			lk->mode = Max(old->mode, newlock);	/* an upgrade */
 			return;
 		}
 		/* another transaction, or another subtransaction of ours */
 		MultiXactIdSetOldestMember();
-		*locker = (TransactionId)
-			MultiXactIdCreate(rh->rh_locker,
-							  mode_info[minidb_mode_from_lock(rh->rh_lockmode)].lockstatus,
+		lk->xid = (TransactionId)
+			MultiXactIdCreate(old->xid,
+							  mode_info[minidb_mode_from_lock(old->mode)].lockstatus,
 							  xid, status);
 	}
 	else
 	{
 		MultiXactIdSetOldestMember();
-		*locker = (TransactionId)
-			MultiXactIdExpand((MultiXactId) rh->rh_locker, xid, status);
+		lk->xid = (TransactionId)
+			MultiXactIdExpand((MultiXactId) old->xid, xid, status);
 	}
-	/* for a multixact, rh_lockmode is only the strongest mode, as a hint */
-	*lockmode = Max(rh->rh_lockmode, newlock);
+	/* for a multixact the mode is only the strongest, as a hint */
+	lk->mode = Max(old->mode, newlock);
+	lk->multi = true;
+}
+
+/*
+ * The xmax of a V3 record whose row updater (xid, its change in mode)
+ * ends: xid alone, or a multixact of the lockers that must stay and xid,
+ * as heap's compute_new_xmax_infomask.  A locker that is xid itself is
+ * covered by the change; other running lockers stay (a lock of an earlier
+ * subtransaction of ours too: it must outlive the rollback of this one).
+ */
+TransactionId
+minidb_end_xmax(const MinidbLockers *lk, TransactionId xid,
+				LockTupleMode mode, bool *is_multi)
+{
+	MultiXactStatus status = (mode == LockTupleExclusive) ?
+		MultiXactStatusUpdate : MultiXactStatusNoKeyUpdate;
+
+	*is_multi = false;
+	if (!minidb_lockers_live(lk) ||
+		(!lk->multi && TransactionIdEquals(lk->xid, xid)))
+		return xid;
+	MultiXactIdSetOldestMember();
 	*is_multi = true;
+	if (!lk->multi)
+		return (TransactionId)
+			MultiXactIdCreate(lk->xid,
+							  mode_info[minidb_mode_from_lock(lk->mode)].lockstatus,
+							  xid, status);
+	return (TransactionId) MultiXactIdExpand((MultiXactId) lk->xid, xid,
+											 status);
 }
 
 /* ----------------------------------------------------------------
@@ -345,19 +399,19 @@ own_head_fails(const MinidbRowRequest *req, MinidbVersionHeader *vh,
 			   MinidbRowCheck *rc)
 {
 	bool		marker = (vh->vh_flags & MINIDB_V_NODATA_MASK) != 0;
+	CommandId	cid = minidb_version_cid(vh);
 
-	if (vh->vh_cid >= req->cid)
+	if (cid >= req->cid)
 	{
-		if (!marker && (only_version ||
-						(req->locking && vh->vh_cid == req->cid)))
-			row_fail(rc, TM_Invisible, tmfd, tid, vh->vh_xmin, vh->vh_cid);
+		if (!marker && (only_version || (req->locking && cid == req->cid)))
+			row_fail(rc, TM_Invisible, tmfd, tid, vh->vh_xmin, cid);
 		else
-			row_fail(rc, TM_SelfModified, tmfd, tid, vh->vh_xmin, vh->vh_cid);
+			row_fail(rc, TM_SelfModified, tmfd, tid, vh->vh_xmin, cid);
 		return true;
 	}
 	if (marker)
 	{
-		row_fail(rc, TM_Invisible, tmfd, tid, vh->vh_xmin, vh->vh_cid);
+		row_fail(rc, TM_Invisible, tmfd, tid, vh->vh_xmin, cid);
 		return true;
 	}
 	return false;
@@ -419,7 +473,7 @@ key_share_target(Relation rel, ItemPointer tid, char *rec, uint32 len,
 	if (minidb_snapshot_version(rel, tid, rec, len, req->snapshot, buffer,
 								&ref) < 0)
 		return false;
-	rc->target = ref;
+	minidb_ref_copy(&rc->target, &ref);
 	if (vh->vh_flags & MINIDB_V_MOVED)
 		rc->passed_move = true;
 	return true;
@@ -430,7 +484,7 @@ minidb_check_row(Relation rel, ItemPointer tid, char *rec, uint32 len,
 				 Buffer buffer, const MinidbRowRequest *req,
 				 TM_FailureData *tmfd, MinidbRowCheck *rc)
 {
-	MinidbRecordHeader *rh = minidb_record_header(rec);
+	MinidbLockers lk;
 	MinidbVersionRef below;
 	MinidbVersionHeader *vh;
 	int			n;
@@ -439,7 +493,8 @@ minidb_check_row(Relation rel, ItemPointer tid, char *rec, uint32 len,
 	rc->head_running = false;
 	rc->passed_move = false;
 	rc->newer_than_snapshot = false;
-	rc->our_mode = minidb_our_lock_mode(rh);
+	minidb_record_get_lockers(rec, &lk);
+	rc->our_mode = minidb_our_lock_mode(&lk);
 	n = minidb_row_heads(rel, tid, rec, len, buffer, &rc->head, &below);
 	rc->have_target = (n > 0);
 	if (n == 0)
@@ -449,7 +504,7 @@ minidb_check_row(Relation rel, ItemPointer tid, char *rec, uint32 len,
 				 InvalidCommandId);
 		return;
 	}
-	rc->target = rc->head;
+	minidb_ref_copy(&rc->target, &rc->head);
 	vh = rc->head.vh;
 
 	if (TransactionIdIsCurrentTransactionId(vh->vh_xmin))
@@ -465,8 +520,8 @@ minidb_check_row(Relation rel, ItemPointer tid, char *rec, uint32 len,
 		rc->passed_move = (vh->vh_flags & MINIDB_V_MOVED) != 0;
 		if (n == 1)
 			return;				/* locking the moved row's new record */
-		rc->target = below;		/* settled: it was there before the head */
-		vh = below.vh;
+		minidb_ref_copy(&rc->target, &below);	/* settled: there before the head */
+		vh = rc->target.vh;
 	}
 	if (key_share_target(rel, tid, rec, len, buffer, req, vh, rc))
 		return;
@@ -478,9 +533,12 @@ minidb_check_row(Relation rel, ItemPointer tid, char *rec, uint32 len,
 	}
 	if (vh->vh_flags & MINIDB_V_MOVED)
 	{
-		ItemPointerData ctid = rh->rh_successor;
+		ItemPointerData ctid;
+		bool		moved_part;
 
-		if (rh->rh_flags & MINIDB_REC_MOVED_PART)
+		if (!minidb_record_get_successor(rec, &ctid, &moved_part))
+			ItemPointerSetInvalid(&ctid);
+		if (moved_part)
 			ItemPointerSetMovedPartitions(&ctid);
 		row_fail(rc, TM_Updated, tmfd, &ctid, vh->vh_xmin, InvalidCommandId);
 		return;
@@ -512,38 +570,61 @@ minidb_check_row(Relation rel, ItemPointer tid, char *rec, uint32 len,
 void
 minidb_check_lockers(const char *rec, LockTupleMode mode, MinidbRowCheck *rc)
 {
-	if (rc->result == TM_Ok &&
-		minidb_lockers_conflict(minidb_record_header(rec), mode, &rc->wait))
+	MinidbLockers lk;
+
+	if (rc->result != TM_Ok)
+		return;
+	minidb_record_get_lockers(rec, &lk);
+	if (minidb_lockers_conflict(&lk, mode, &rc->wait))
 		rc->result = TM_BeingModified;
 }
 
+/*
+ * Set the row lockers of the record at off of an exclusively locked buffer
+ * (lk->xid invalid: none), WAL-logged: one LOCK record with the resource
+ * manager, generic WAL otherwise.
+ */
+void
+minidb_set_lockers(Relation rel, Buffer buffer, OffsetNumber off,
+				   const MinidbLockers *lk)
+{
+	MinidbPageWrite w;
+	Page		page;
+	char	   *rec;
+	uint32		len;
+
+	if (minidb_custom_wal)
+	{
+		minidb_log_lockers(rel, buffer, off, lk);
+		return;
+	}
+	minidb_write_begin(&w, rel);
+	page = minidb_write_page(&w, buffer, false);
+	rec = minidb_lockers_build(page, off, lk, &len);
+	minidb_page_replace_record(page, off, rec, len);
+	minidb_write_finish(&w);
+	pfree(rec);
+}
+
+/*
+ * Add this transaction's lock in mode to the record at tid, WAL-logged.
+ * A V3 record without an xmax field grows by it (the room its page keeps
+ * for it); an aborted end of the row goes (see minidb_record_set_lockers).
+ */
 void
 minidb_add_row_lock(Relation rel, Buffer buffer, ItemPointer tid,
 					LockTupleMode mode)
 {
 	OffsetNumber off = ItemPointerGetOffsetNumber(tid);
-	MinidbPageWrite w;
-	MinidbRecordHeader *rh;
-	TransactionId locker;
-	uint16		lockmode;
-	bool		is_multi;
+	MinidbLockers old;
+	MinidbLockers lk;
 	uint32		len;
-	Page		page;
 
 	/* the new lockers first: creating a multixact does I/O */
-	rh = minidb_record_header(minidb_page_record_at(rel, buffer, tid, &len));
-	minidb_lockers_add(rh, mode, &locker, &lockmode, &is_multi);
-
-	minidb_write_begin(&w, rel);
-	page = minidb_write_page(&w, buffer, false);
-	rh = minidb_record_header(minidb_image_record(page, off, &len));
-	rh->rh_locker = locker;
-	rh->rh_lockmode = lockmode;
-	if (is_multi)
-		rh->rh_flags |= MINIDB_REC_LOCK_MULTI;
-	else
-		rh->rh_flags &= ~MINIDB_REC_LOCK_MULTI;
-	minidb_write_finish(&w);
+	minidb_record_get_lockers(minidb_page_record_at(rel, buffer, tid, &len),
+							  &old);
+	minidb_lockers_add(&old, mode, &lk);
+	minidb_set_lockers(rel, buffer, off, &lk);
 }
 
 /* ----------------------------------------------------------------
@@ -715,24 +796,30 @@ lock_record(Relation rel, ItemPointer tid, MinidbRowRequest *req,
 		if (follow && step->newest && !asked_newest)
 			tmfd->traversed = true;
 
+		if (rc.passed_move)
+		{
+			bool		moved_part;
+
+			step->follow_running =
+				minidb_record_get_successor(rec, &step->successor,
+											&moved_part);
+			step->marker_xmin = rc.head.vh->vh_xmin;
+		}
 		if (rc.our_mode < (int) req->mode)
 		{
+			/* the record changes: find its versions again, by index */
+			int			before = minidb_record_nversions(rec, len);
+
 			minidb_add_row_lock(rel, buffer, tid, req->mode);
 			rec = minidb_page_record_at(rel, buffer, tid, &len);
-			rc.target.vh = (MinidbVersionHeader *) (rec + rc.target.offset);
-			rc.head.vh = (MinidbVersionHeader *) (rec + rc.head.offset);
+			minidb_ref_at(rel, tid, rec, len,
+						  rc.target.index - (before - minidb_record_nversions(rec, len)),
+						  &rc.target);
 		}
 		if (want_tuple)
 			step->tuple = minidb_materialize_copy(rec, &rc.target,
 												  InvalidTransactionId, tid,
 												  RelationGetRelid(rel));
-		if (rc.passed_move &&
-			!(minidb_record_header(rec)->rh_flags & MINIDB_REC_MOVED_PART))
-		{
-			step->follow_running = true;
-			step->successor = minidb_record_header(rec)->rh_successor;
-			step->marker_xmin = rc.head.vh->vh_xmin;
-		}
 		UnlockReleaseBuffer(buffer);
 		break;
 	}

@@ -3,9 +3,9 @@
  * minidb_lock.h
  *	  Row locks on minidb records: modes, lockers, waiting.
  *
- * A record's header holds its row lockers (rh_locker, rh_lockmode, and
- * MINIDB_REC_LOCK_MULTI): nobody, one transaction with one of heap's four
- * lock modes, or a MultiXactId whose members carry their own modes.  The
+ * A record holds its row lockers (MinidbLockers, chain.h): nobody, one
+ * transaction with one of heap's four lock modes, or a MultiXactId whose
+ * members carry their own modes.  The
  * record's newest version stands for its in-progress writer: a version of
  * another transaction that has not ended holds an implicit lock in the mode
  * of the change it made (minidb_head_lock_mode).  A lock covers the row, so
@@ -112,25 +112,27 @@ extern LockTupleMode minidb_head_lock_mode(const MinidbVersionHeader *head,
  * The strongest lock this transaction (any of its subtransactions) holds on
  * the record, or -1 when it holds none.
  */
-extern int	minidb_our_lock_mode(const MinidbRecordHeader *rh);
+extern int	minidb_our_lock_mode(const MinidbLockers *lk);
 
 /*
  * Does a running transaction other than ours hold a lock that conflicts
  * with mode?  If so, *wf says whom to wait for.
  */
-extern bool minidb_lockers_conflict(const MinidbRecordHeader *rh,
+extern bool minidb_lockers_conflict(const MinidbLockers *lk,
 									LockTupleMode mode, MinidbWaitFor *wf);
 
 /* Are there lockers that may still be running (ours included)? */
-extern bool minidb_lockers_live(const MinidbRecordHeader *rh);
+extern bool minidb_lockers_live(const MinidbLockers *lk);
 
 /*
  * The locker fields with this transaction's lock in mode added: a single
  * locker, or a MultiXactId of the running lockers and us.
  */
-extern void minidb_lockers_add(const MinidbRecordHeader *rh,
-							   LockTupleMode mode, TransactionId *locker,
-							   uint16 *lockmode, bool *is_multi);
+extern void minidb_lockers_add(const MinidbLockers *old, LockTupleMode mode,
+							   MinidbLockers *lk);
+/* The xmax a V3 record's end takes: xid, or a multixact with the lockers */
+extern TransactionId minidb_end_xmax(const MinidbLockers *lk, TransactionId xid,
+									 LockTupleMode mode, bool *is_multi);
 
 /*
  * Waiting.  minidb_acquire_tuplock takes the heavyweight tuple lock that
@@ -188,6 +190,9 @@ extern void minidb_check_row(Relation rel, ItemPointer tid, char *rec,
 /* After a TM_Ok check: do other lockers hold a conflicting lock? */
 extern void minidb_check_lockers(const char *rec, LockTupleMode mode,
 								 MinidbRowCheck *rc);
+/* Set a record's lockers, WAL-logged */
+extern void minidb_set_lockers(Relation rel, Buffer buffer, OffsetNumber off,
+							   const MinidbLockers *lk);
 /* Add this transaction's lock in mode to the record at tid, WAL-logged */
 extern void minidb_add_row_lock(Relation rel, Buffer buffer, ItemPointer tid,
 								LockTupleMode mode);

@@ -3,21 +3,24 @@
  * minidb_modify.c
  *	  Writing minidb tables: INSERT, UPDATE, DELETE and row locks.
  *
- * INSERT adds a record with one version.  DELETE prepends a tombstone.
- * UPDATE that changes no column an index depends on (the HOT-blocking
- * set, which in PostgreSQL 15 is INDEX_ATTR_BITMAP_ALL) and fits the page after pruning prepends the new version in place:
- * same TID, no index entries.  Any other UPDATE ends the old record with a
- * "moved" marker pointing at a new record, and lets the server insert
- * index entries, as heap does for a non-HOT update.
+ * INSERT adds a record with one version.  DELETE ends the row (a
+ * tombstone: the xmax of a V3 record).  UPDATE that changes no column an
+ * index depends on (the HOT-blocking set, which in PostgreSQL 15 is
+ * INDEX_ATTR_BITMAP_ALL) and fits the page, after pruning if need be,
+ * prepends the new version in place: same TID, no index entries, the old
+ * version stored as its difference from the new one.  Any other UPDATE
+ * ends the old record with a "moved" marker pointing at a new record, and
+ * lets the server insert index entries, as heap does for a non-HOT update.
  *
  * A writer may prepend only once the head's xmin, if another
  * transaction's, has ended: it waits otherwise.  That keeps the versions
  * of a record in commit order, which is what lets readers take the first
- * version their snapshot sees.  Row locks (SELECT FOR UPDATE, and the
- * lock EvalPlanQual takes before re-checking a row) live in the record
- * header as a single locker xid; every lock mode is treated as exclusive
- * (stronger than heap; never a wrong answer, sometimes a wait heap would
- * not make).
+ * version their snapshot sees.  Row locks live in the record (see
+ * minidb_lock.c).
+ *
+ * Writes produce records of format V3 (minidb.record_format); a V1 or V2
+ * record becomes V3 when it is written, unless that would take more room
+ * than writing it in its own format (write_format).
  *
  * Copyright (c) 2026, minidb_am developers
  *
@@ -138,7 +141,7 @@ prepare_tuple(Relation rel, HeapTuple tup, HeapTuple oldtup, int options)
  */
 static char *
 build_record(HeapTuple tup, TransactionId xid, CommandId cid, int options,
-			 uint32 *len)
+			 const MinidbRecordEnd *extra, uint32 *len)
 {
 	MinidbVersionData v;
 	char	   *rec;
@@ -146,17 +149,20 @@ build_record(HeapTuple tup, TransactionId xid, CommandId cid, int options,
 	minidb_version_from_tuple(tup, xid, cid, &v);
 	if (options & TABLE_INSERT_FROZEN)
 		v.flags |= MINIDB_V_XMIN_COMMITTED | MINIDB_V_FROZEN;
-	*len = (uint32) Min(minidb_record_size(&v, 1, minidb_record_format),
-						(uint64) PG_UINT32_MAX);
+	*len = minidb_record_build_ex(NULL, 0, &v, minidb_record_format, extra);
 	if (*len > MINIDB_MAX_RECORD_LEN)
 		ereport(ERROR,
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
 				 errmsg("row is too big: size %u, maximum size %zu",
 						*len, (Size) MINIDB_MAX_RECORD_LEN)));
 	rec = palloc(MAXALIGN(*len));
-	*len = minidb_record_build(rec, MAXALIGN(*len), &v);
+	*len = minidb_record_build_ex(rec, MAXALIGN(*len), &v,
+								  minidb_record_format, extra);
 	return rec;
 }
+
+StaticAssertDecl(MINIDB_SPEC_TOKEN_OFFSET == SpecTokenOffsetNumber,
+				 "chain.h's speculative token offset is heap's");
 
 /* Remember the buffer a bulk insert last used, with a pin of its own */
 static void
@@ -183,7 +189,7 @@ prune_plan_for(Relation rel, Page page, OffsetNumber off, Buffer buffer,
 	uint32		len;
 	char	   *rec = minidb_image_record(page, off, &len);
 	/* the walk never yields more versions than the header declares */
-	int			declared = Min(Max(minidb_record_header(rec)->rh_nversions, 1),
+	int			declared = Min(Max(minidb_record_nversions(rec, len), 1),
 							   MINIDB_MAX_VERSIONS);
 	bool	   *keep = palloc(sizeof(bool) * declared);
 	int			floor;
@@ -202,20 +208,40 @@ prune_plan_for(Relation rel, Page page, OffsetNumber off, Buffer buffer,
 }
 
 /*
+ * The format a write of v to rec (with extra) produces: V3 when
+ * minidb.record_format asks for it and the rewritten record is no larger
+ * than one in rec's own format (which the page's reserve covers).
+ */
+static int
+write_format(const char *rec, uint32 len, const MinidbVersionData *v,
+			 const MinidbRecordEnd *extra)
+{
+	int			own = minidb_record_format_of(rec);
+	int			format = minidb_record_write_format(rec);
+
+	if (format == own)
+		return own;
+	if (minidb_record_prepend_size_ex(rec, len, v, format, extra) >
+		minidb_record_prepend_size_ex(rec, len, v, own, extra))
+		return own;
+	return format;
+}
+
+/*
  * Prepend version v to the record at off on a page image being changed
  * (minidb_write_page), pruning the record first.
  */
 static void
 page_prepend(Relation rel, Page page, OffsetNumber off,
-			 const MinidbVersionData *v, const ItemPointerData *successor,
-			 uint8 recflags)
+			 const MinidbVersionData *v, int format,
+			 const MinidbRecordEnd *extra)
 {
 	int			n;
 	bool	   *keep = prune_plan_for(rel, page, off, InvalidBuffer, &n);
 	uint32		len;
 	char	   *rec;
 
-	rec = minidb_prepend_build(page, off, keep, v, successor, recflags, &len);
+	rec = minidb_prepend_build(page, off, keep, v, format, extra, &len);
 	minidb_prepend_place(page, off, rec, len, v->xmin);
 	pfree(rec);
 	if (keep)
@@ -229,8 +255,8 @@ page_prepend(Relation rel, Page page, OffsetNumber off,
  */
 static void
 prepend_version(Relation rel, Buffer buffer, OffsetNumber off,
-				const MinidbVersionData *v, const ItemPointerData *successor,
-				uint8 recflags)
+				const MinidbVersionData *v, int format,
+				const MinidbRecordEnd *extra)
 {
 	MinidbPageWrite w;
 
@@ -240,15 +266,44 @@ prepend_version(Relation rel, Buffer buffer, OffsetNumber off,
 		bool	   *keep = prune_plan_for(rel, BufferGetPage(buffer), off,
 										  buffer, &n);
 
-		minidb_log_prepend(rel, buffer, off, keep, n, v, successor, recflags);
+		minidb_log_prepend(rel, buffer, off, keep, n, v, format, extra);
 		if (keep)
 			pfree(keep);
 		return;
 	}
 	minidb_write_begin(&w, rel);
-	page_prepend(rel, minidb_write_page(&w, buffer, false), off, v, successor,
-				 recflags);
+	page_prepend(rel, minidb_write_page(&w, buffer, false), off, v, format,
+				 extra);
 	minidb_write_finish(&w);
+}
+
+/*
+ * The marker that ends the row of rec (being written by xid's command cid,
+ * a change in mode) for a record of format: in V3, its xmax keeps the
+ * row's other lockers beside xid (a multixact), and the cid the ended
+ * version stores is heap's: the cmax, or a combo command id when the
+ * version is this transaction's too.  head is the version it ends.
+ */
+static void
+end_marker(const char *rec, const MinidbVersionHeader *head, int format,
+		   TransactionId xid, CommandId cid, LockTupleMode mode,
+		   uint16 flag, MinidbVersionData *marker)
+{
+	minidb_marker_version(xid, cid, flag, marker);
+	if (format == MINIDB_FORMAT_V3)
+	{
+		MinidbLockers lk;
+		bool		is_multi;
+		bool		combo;
+
+		minidb_record_get_lockers(rec, &lk);
+		marker->xmin = minidb_end_xmax(&lk, xid, mode, &is_multi);
+		if (is_multi)
+			marker->flags |= MINIDB_V_XMIN_MULTI;
+		marker->cid = minidb_marker_cid(head, cid, &combo);
+		if (combo)
+			marker->flags |= MINIDB_V_COMBOCID;
+	}
 }
 
 /* ----------------------------------------------------------------
@@ -361,10 +416,19 @@ insert_row(Relation rel, TupleTableSlot *slot, CommandId cid, int options,
 	slot->tts_tableOid = RelationGetRelid(rel);
 	stamp_version(tuple, xid, cid, options);
 	heaptup = prepare_tuple(rel, tuple, NULL, options);
-	rec = build_record(heaptup, xid, cid, options, &len);
 	if (spec_token != 0)
-		ItemPointerSet(&minidb_record_header(rec)->rh_successor, spec_token,
-					   SpecTokenOffsetNumber);
+	{
+		MinidbRecordEnd extra;
+		ItemPointerData token;
+
+		memset(&extra, 0, sizeof(extra));
+		ItemPointerSet(&token, spec_token, SpecTokenOffsetNumber);
+		extra.successor = &token;
+		extra.spec = true;
+		rec = build_record(heaptup, xid, cid, options, &extra, &len);
+	}
+	else
+		rec = build_record(heaptup, xid, cid, options, NULL, &len);
 
 	CheckForSerializableConflictIn(rel, NULL, InvalidBlockNumber);
 	buffer = minidb_buffer_for_insert(rel, len, bistate, InvalidBuffer,
@@ -420,7 +484,6 @@ minidb_tuple_complete_speculative(Relation rel, TupleTableSlot *slot,
 	Buffer		buffer = ReadBuffer(rel, ItemPointerGetBlockNumber(tid));
 	HeapTuple	oldtup = NULL;
 	MinidbPageWrite w;
-	MinidbRecordHeader *rh;
 	MinidbVersionHeader *vh;
 	Page		page;
 	uint32		len;
@@ -441,8 +504,7 @@ minidb_tuple_complete_speculative(Relation rel, TupleTableSlot *slot,
 
 	LockBuffer(buffer, BUFFER_LOCK_EXCLUSIVE);
 	rec = minidb_page_record_at(rel, buffer, tid, &len);
-	rh = minidb_record_header(rec);
-	if (ItemPointerGetOffsetNumberNoCheck(&rh->rh_successor) != SpecTokenOffsetNumber)
+	if (minidb_record_spec_token(rec) == 0)
 		elog(ERROR, "minidb record at (%u,%u) is not a speculative insertion",
 			 ItemPointerGetBlockNumber(tid), off);
 	/* where its version is, checked (the record may be damaged) */
@@ -454,8 +516,7 @@ minidb_tuple_complete_speculative(Relation rel, TupleTableSlot *slot,
 	minidb_write_begin(&w, rel);
 	page = minidb_write_page(&w, buffer, false);
 	rec = minidb_image_record(page, off, &len);
-	rh = minidb_record_header(rec);
-	ItemPointerSetInvalid(&rh->rh_successor);
+	minidb_record_clear_spec(rec, len);
 	if (!succeeded)
 	{
 		vh = (MinidbVersionHeader *) (rec + head.offset);
@@ -503,7 +564,7 @@ minidb_multi_insert(Relation rel, TupleTableSlot **slots, int nslots,
 		slots[n]->tts_tableOid = RelationGetRelid(rel);
 		stamp_version(tuple, xid, cid, options);
 		recs[n] = build_record(prepare_tuple(rel, tuple, NULL, options),
-							   xid, cid, options, &lens[n]);
+							   xid, cid, options, NULL, &lens[n]);
 	}
 	MemoryContextSwitchTo(oldcxt);
 
@@ -551,10 +612,12 @@ minidb_tuple_delete(Relation rel, ItemPointer ptid, CommandId cid,
 	MinidbRowCheck rc;
 	Buffer		buffer;
 	MinidbVersionData marker;
+	MinidbRecordEnd extra;
 	HeapTuple	oldtup = NULL;
 	ItemPointerData moved;
 	uint32		len;
 	char	   *rec;
+	int			format;
 
 	check_not_published(rel);
 	buffer = lock_record_for_write(rel, tid, cid, snapshot, crosscheck, wait,
@@ -569,19 +632,24 @@ minidb_tuple_delete(Relation rel, ItemPointer ptid, CommandId cid,
 										 tid, RelationGetRelid(rel));
 
 	/* a move to another partition is a delete here: it locks like one */
+	memset(&extra, 0, sizeof(extra));
+	if (changingPart)
+	{
+		ItemPointerSetMovedPartitions(&moved);
+		extra.successor = &moved;
+		extra.moved_part = true;
+	}
 	minidb_marker_version(xid, cid,
 						  changingPart ? MINIDB_V_MOVED : MINIDB_V_TOMBSTONE,
 						  &marker);
-	ItemPointerSetInvalid(&moved);
+	format = write_format(rec, len, &marker, &extra);
+	end_marker(rec, rc.head.vh, format, xid, cid, LockTupleExclusive,
+			   changingPart ? MINIDB_V_MOVED : MINIDB_V_TOMBSTONE, &marker);
 	if (changingPart)
-	{
 		marker.flags |= MINIDB_V_KEYS_UPDATED;
-		ItemPointerSetMovedPartitions(&moved);
-	}
 
 	prepend_version(rel, buffer, ItemPointerGetOffsetNumber(tid), &marker,
-					changingPart ? &moved : NULL,
-					changingPart ? MINIDB_REC_MOVED_PART : 0);
+					format, &extra);
 	UnlockReleaseBuffer(buffer);
 
 	if (oldtup)
@@ -649,14 +717,15 @@ page_worth_pruning(Relation rel, Page page)
  */
 static bool
 make_room_in_place(Relation rel, Buffer buffer, OffsetNumber off,
-				   const MinidbVersionData *v)
+				   const MinidbVersionData *v, int *format)
 {
 	Page		page = BufferGetPage(buffer);
 	uint32		newlen;
 	uint32		len;
 	char	   *rec = minidb_page_record(rel, buffer, off, &len);
 
-	newlen = minidb_record_prepend_size_rec(rec, len, v);
+	*format = write_format(rec, len, v, NULL);
+	newlen = minidb_record_prepend_size_ex(rec, len, v, *format, NULL);
 	if (newlen > MINIDB_MAX_RECORD_LEN)
 		return false;
 	if (minidb_page_free_for_replace(page, off, newlen) > 0)
@@ -667,7 +736,8 @@ make_room_in_place(Relation rel, Buffer buffer, OffsetNumber off,
 	minidb_prune_buffer(rel, buffer);
 
 	rec = minidb_page_record(rel, buffer, off, &len);
-	newlen = minidb_record_prepend_size_rec(rec, len, v);
+	*format = write_format(rec, len, v, NULL);
+	newlen = minidb_record_prepend_size_ex(rec, len, v, *format, NULL);
 	return minidb_page_free_for_replace(page, off, newlen) > 0;
 }
 
@@ -680,11 +750,12 @@ typedef struct UpdateTarget
 	TransactionId xid;
 	CommandId	cid;
 	bool		keys_updated;	/* the UPDATE changes a key column */
+	const MinidbVersionHeader *head;	/* the version it supersedes */
 } UpdateTarget;
 
 /* The moving UPDATE as one compact WAL record (see minidb_xlog.c) */
 static ItemPointerData
-move_compact(UpdateTarget *ut, const MinidbVersionData *marker,
+move_compact(UpdateTarget *ut, const MinidbVersionData *marker, int format,
 			 const char *newrec, uint32 newlen)
 {
 	Relation	rel = ut->rel;
@@ -700,26 +771,13 @@ move_compact(UpdateTarget *ut, const MinidbVersionData *marker,
 		newbuf = minidb_buffer_for_insert(rel, newlen, NULL, ut->buffer,
 										  &is_new);
 	keep = prune_plan_for(rel, page, off, ut->buffer, &n);
-	newtid = minidb_log_move(rel, ut->buffer, off, keep, n, marker, newbuf,
-							 is_new, newrec, newlen);
+	newtid = minidb_log_move(rel, ut->buffer, off, keep, n, marker, format,
+							 newbuf, is_new, newrec, newlen);
 	if (newbuf != ut->buffer)
 		UnlockReleaseBuffer(newbuf);
 	if (keep)
 		pfree(keep);
 	return newtid;
-}
-
-/* Give a new record the lockers of the record it continues */
-static void
-copy_lockers(char *newrec, const char *oldrec)
-{
-	MinidbRecordHeader *to = minidb_record_header(newrec);
-	const MinidbRecordHeader *from = minidb_record_header(oldrec);
-
-	to->rh_locker = from->rh_locker;
-	to->rh_lockmode = from->rh_lockmode;
-	to->rh_flags = (to->rh_flags & ~MINIDB_REC_LOCK_MULTI) |
-		(from->rh_flags & MINIDB_REC_LOCK_MULTI);
 }
 
 /*
@@ -734,20 +792,25 @@ write_update(UpdateTarget *ut, bool try_in_place, bool *in_place)
 	OffsetNumber off = ItemPointerGetOffsetNumber(ut->otid);
 	MinidbVersionData v;
 	MinidbVersionData marker;
+	MinidbRecordEnd extra;
+	MinidbLockers lk;
 	MinidbPageWrite w;
 	ItemPointerData newtid = *ut->otid;
 	Page		page;
 	Page		target;
 	Buffer		newbuf = ut->buffer;
 	char	   *newrec;
+	char	   *oldrec;
 	uint32		newlen;
 	uint32		oldlen;
+	int			format;
 
 	minidb_version_from_tuple(ut->newtup, ut->xid, ut->cid, &v);
-	*in_place = try_in_place && make_room_in_place(rel, ut->buffer, off, &v);
+	*in_place = try_in_place &&
+		make_room_in_place(rel, ut->buffer, off, &v, &format);
 	if (*in_place)
 	{
-		prepend_version(rel, ut->buffer, off, &v, NULL, 0);
+		prepend_version(rel, ut->buffer, off, &v, format, NULL);
 		return newtid;
 	}
 
@@ -757,15 +820,25 @@ write_update(UpdateTarget *ut, bool try_in_place, bool *in_place)
 	 * our own), as heap gives them to the new tuple version: a DELETE of the
 	 * moved row must still wait for a FOR KEY SHARE lock taken before.
 	 */
-	newrec = build_record(ut->newtup, ut->xid, ut->cid, 0, &newlen);
-	copy_lockers(newrec, minidb_page_record_at(rel, ut->buffer, ut->otid,
-											   &oldlen));
+	oldrec = minidb_page_record_at(rel, ut->buffer, ut->otid, &oldlen);
+	minidb_record_get_lockers(oldrec, &lk);
+	memset(&extra, 0, sizeof(extra));
+	extra.lockers = minidb_lockers_live(&lk) ? &lk : NULL;
+	newrec = build_record(ut->newtup, ut->xid, ut->cid, 0, &extra, &newlen);
+
+	/* the old record's end: where the row went is patched in below */
+	memset(&extra, 0, sizeof(extra));
+	extra.successor = &newtid;
 	minidb_marker_version(ut->xid, ut->cid, MINIDB_V_MOVED, &marker);
+	format = write_format(oldrec, oldlen, &marker, &extra);
+	end_marker(oldrec, ut->head, format, ut->xid, ut->cid,
+			   ut->keys_updated ? LockTupleExclusive : LockTupleNoKeyExclusive,
+			   MINIDB_V_MOVED, &marker);
 	if (ut->keys_updated)
 		marker.flags |= MINIDB_V_KEYS_UPDATED;
 	if (minidb_custom_wal)
 	{
-		newtid = move_compact(ut, &marker, newrec, newlen);
+		newtid = move_compact(ut, &marker, format, newrec, newlen);
 		pfree(newrec);
 		return newtid;
 	}
@@ -784,7 +857,7 @@ write_update(UpdateTarget *ut, bool try_in_place, bool *in_place)
 				   minidb_page_add_record(target, newrec, newlen));
 
 	/* end the old record with a marker pointing at the new one */
-	page_prepend(rel, page, off, &marker, &newtid, 0);
+	page_prepend(rel, page, off, &marker, format, &extra);
 	minidb_write_finish(&w);
 
 	if (newbuf != ut->buffer)
@@ -878,7 +951,8 @@ minidb_tuple_update(Relation rel, ItemPointer potid, TupleTableSlot *slot,
 	UpdateOld	uo;
 	UpdateTarget ut;
 	MinidbRowCheck rc;
-	MinidbRecordHeader lockers;
+	MinidbLockers lockers;
+	MinidbVersionHeader head;
 	uint32		oldlen;
 	bool		shouldFree = true;
 	bool		in_place;
@@ -933,8 +1007,11 @@ minidb_tuple_update(Relation rel, ItemPointer potid, TupleTableSlot *slot,
 	ut.cid = cid;
 	ut.keys_updated = (*lockmode == LockTupleExclusive);
 	/* the new version keeps the row's lockers: heap's xmax of the new tuple */
-	lockers = *minidb_record_header(minidb_page_record_at(rel, buffer, otid,
-														  &oldlen));
+	minidb_record_get_lockers(minidb_page_record_at(rel, buffer, otid, &oldlen),
+							  &lockers);
+	/* the superseded version's header (the record may change under TOAST) */
+	head = *rc.head.vh;
+	ut.head = &head;
 	slot->tts_tid = write_update(&ut,
 								 update_may_stay(rel, uo.changed, uo.hot_attrs),
 								 &in_place);
@@ -942,7 +1019,7 @@ minidb_tuple_update(Relation rel, ItemPointer potid, TupleTableSlot *slot,
 
 	*update_indexes = MINIDB_UPDATE_INDEXES(in_place);
 	newtup->t_self = slot->tts_tid;
-	minidb_tuple_set_lockers(newtup->t_data, (const char *) &lockers);
+	minidb_tuple_set_lockers(newtup->t_data, &lockers);
 	minidb_count_update(rel, in_place,
 						ItemPointerGetBlockNumber(&slot->tts_tid) !=
 						ItemPointerGetBlockNumber(otid));

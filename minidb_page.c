@@ -131,7 +131,7 @@ minidb_page_item(Page page, OffsetNumber off, char **rec, uint32 *len,
 						lpoff, lplen, ph->pd_upper, ph->pd_special);
 		return MINIDB_ITEM_DAMAGED;
 	}
-	if (lplen < sizeof(MinidbRecordHeader))
+	if (lplen < MINIDB_R3_INFO_PREFIX)
 	{
 		*why = psprintf("line pointer length %u is shorter than a record header",
 						lplen);
@@ -142,20 +142,45 @@ minidb_page_item(Page page, OffsetNumber off, char **rec, uint32 *len,
 	return MINIDB_ITEM_RECORD;
 }
 
-/* Space reserved on the page for every record's future marker */
-static Size
-marker_reserve(Page page, int extra_records)
+/*
+ * Space the page keeps for its records' ends and locks (see minidb_page.h):
+ * what each record may still grow by (minidb_record_reserve: at most 8
+ * bytes for a V3 record, nothing once its xmax and successor fields are
+ * there; a marker for a V1 or V2 record).  Reads the start of every record:
+ * a few microseconds per page, paid by inserts and in-place updates
+ * looking for room.
+ */
+Size
+minidb_page_reserve(Page page)
 {
-	return (Size) (PageGetMaxOffsetNumber(page) + extra_records) *
-		MINIDB_MARKER_RESERVE;
+	OffsetNumber maxoff = minidb_page_maxoff(page);
+	PageHeader	ph = (PageHeader) page;
+	Size		reserve = 0;
+
+	for (OffsetNumber off = FirstOffsetNumber; off <= maxoff; off++)
+	{
+		ItemId		lp = PageGetItemId(page, off);
+		uint32		lpoff = ItemIdGetOffset(lp);
+		uint32		lplen = ItemIdGetLength(lp);
+
+		if (!ItemIdIsNormal(lp))
+			continue;
+		/* a damaged line pointer is for readers to report: count it */
+		if (lpoff < ph->pd_upper || lplen < MINIDB_R3_INFO_PREFIX ||
+			lpoff + lplen > ph->pd_special)
+			reserve += MINIDB_LEGACY_RESERVE;
+		else
+			reserve += minidb_record_reserve((char *) page + lpoff, lplen);
+	}
+	return reserve;
 }
 
-/* Room for a new record's bytes (its line pointer accounted for) */
+/* Room for a new (V3) record's bytes, its line pointer and reserve kept */
 Size
 minidb_page_free_for_insert(Page page)
 {
 	Size		space = PageGetFreeSpace(page);	/* minus one line pointer */
-	Size		reserve = marker_reserve(page, 1);
+	Size		reserve = minidb_page_reserve(page) + MINIDB_SLOT_RESERVE;
 
 	if (PageGetMaxOffsetNumber(page) >= MaxHeapTuplesPerPage)
 		return 0;
@@ -169,7 +194,7 @@ minidb_page_free_for_replace(Page page, OffsetNumber off, uint32 newlen)
 	ItemId		lp = PageGetItemId(page, off);
 	Size		avail = PageGetExactFreeSpace(page) +
 		MAXALIGN(ItemIdGetLength(lp));
-	Size		reserve = marker_reserve(page, 0);
+	Size		reserve = minidb_page_reserve(page);
 
 	if (avail < MAXALIGN(newlen) + reserve)
 		return 0;
@@ -282,40 +307,46 @@ minidb_page_record_at(Relation rel, Buffer buffer, ItemPointer tid,
  * the primary allocates nothing inside its critical section.
  *
  * minidb_prepend_build: the record at off pruned to keep[] (if given), with
- * v prepended and the record header's successor field set;
- * palloc'd, its length in *newlen.
+ * v prepended in format (see minidb_record_prepend_ex); palloc'd, its
+ * length in *newlen.  The row lockers stay under a new data version: a
+ * lock covers every version of the row, and it outlives its own
+ * transaction's update (and that update's rollback to a savepoint), as
+ * heap keeps a locker beside the updater in a multixact.
  */
 char *
 minidb_prepend_build(Page page, OffsetNumber off, const bool *keep,
-					 const MinidbVersionData *v,
-					 const ItemPointerData *successor, uint8 recflags,
-					 uint32 *newlen)
+					 const MinidbVersionData *v, int format,
+					 const MinidbRecordEnd *extra, uint32 *newlen)
 {
 	ItemId		lp = PageGetItemId(page, off);
 	uint32		len = ItemIdGetLength(lp);
 	char	   *old = palloc(MAXALIGN(len));
 	uint32		newsize;
 	char	   *buf;
-	MinidbRecordHeader *rh;
 
 	memcpy(old, PageGetItem(page, lp), len);
 	if (keep)
 		len = minidb_record_prune(old, len, keep);
-	newsize = minidb_record_prepend_size(len, v);
+	newsize = minidb_record_prepend_size_ex(old, len, v, format, extra);
 	buf = palloc(MAXALIGN(newsize));
-	*newlen = minidb_record_prepend(buf, MAXALIGN(newsize), old, len, v);
-	/*
-	 * The row lockers stay: a lock covers every version of the row, and it
-	 * outlives its own transaction's update (and that update's rollback to
-	 * a savepoint), as heap keeps a locker beside the updater in a multixact.
-	 */
-	rh = minidb_record_header(buf);
-	rh->rh_flags = (rh->rh_flags & ~MINIDB_REC_MOVED_PART) | recflags;
-	if (successor)
-		rh->rh_successor = *successor;
-	else
-		ItemPointerSetInvalid(&rh->rh_successor);
+	*newlen = minidb_record_prepend_ex(buf, MAXALIGN(newsize), old, len, v,
+									   format, extra);
 	pfree(old);
+	return buf;
+}
+
+/* The record at off with its row lockers set (or cleared); palloc'd */
+char *
+minidb_lockers_build(Page page, OffsetNumber off, const MinidbLockers *lk,
+					 uint32 *newlen)
+{
+	ItemId		lp = PageGetItemId(page, off);
+	uint32		len = ItemIdGetLength(lp);
+	const char *rec = (const char *) PageGetItem(page, lp);
+	uint32		newsize = minidb_record_set_lockers_size(rec, len, lk);
+	char	   *buf = palloc(MAXALIGN(newsize));
+
+	*newlen = minidb_record_set_lockers(buf, MAXALIGN(newsize), rec, len, lk);
 	return buf;
 }
 
@@ -472,10 +503,26 @@ plan_item(Page page, OffsetNumber off, bool normal)
 			 off, (unsigned int) PageGetMaxOffsetNumber(page));
 	lp = PageGetItemId(page, off);
 	if (normal && (!ItemIdIsNormal(lp) ||
-				   ItemIdGetLength(lp) < MINIDB_RECORD_HDRSZ))
+				   ItemIdGetLength(lp) < MINIDB_R3_INFO_PREFIX))
 		elog(ERROR, "minidb pruning plan names offset %u, which holds no record",
 			 off);
 	return lp;
+}
+
+/* The row lockers a record plan sets, or clears */
+static void
+plan_lockers(const MinidbRecordPlan *rp, MinidbLockers *lk)
+{
+	lk->xid = InvalidTransactionId;
+	lk->mode = MINIDB_LOCK_NONE;
+	lk->multi = false;
+	lk->with_updater = false;
+	if (rp->flags & MINIDB_RPLAN_SET_LOCKER)
+	{
+		lk->xid = rp->locker;
+		lk->mode = rp->lockmode;
+		lk->multi = (rp->flags & MINIDB_RPLAN_LOCKER_MULTI) != 0;
+	}
 }
 
 /* Carry out one record's part of a plan; true if the record shrank */
@@ -485,14 +532,15 @@ execute_record(Page page, const MinidbRecordPlan *rp, const uint8 *actions)
 	ItemId		lp = plan_item(page, rp->off, true);
 	char	   *rec = (char *) PageGetItem(page, lp);
 	uint32		len = ItemIdGetLength(lp);
-	MinidbRecordHeader *rh = minidb_record_header(rec);
+	uint32		newlen = len;
 	bool		keep[MINIDB_MAX_PAGE_VERSIONS];
 	bool		prune = false;
 	bool		freeze = false;
+	int			nversions = minidb_record_nversions(rec, len);
 
-	if (rh->rh_nversions != rp->nversions)
-		elog(ERROR, "minidb record at offset %u holds %u versions, its pruning plan %u",
-			 rp->off, rh->rh_nversions, rp->nversions);
+	if (nversions != rp->nversions)
+		elog(ERROR, "minidb record at offset %u holds %d versions, its pruning plan %u",
+			 rp->off, nversions, rp->nversions);
 	for (int i = 0; i < rp->nversions; i++)
 	{
 		keep[i] = (actions[i] & MINIDB_PLAN_KEEP) != 0;
@@ -512,40 +560,41 @@ execute_record(Page page, const MinidbRecordPlan *rp, const uint8 *actions)
 			damaged = true;
 		else
 			while (minidb_chain_iter_next(&it, &ref, &err, &damaged))
-				if (actions[ref.index] & MINIDB_PLAN_FREEZE)
+				if ((actions[ref.index] & MINIDB_PLAN_FREEZE) &&
+					!(ref.vh->vh_flags & MINIDB_V_VIRTUAL))
 					ref.vh->vh_flags |= MINIDB_V_FROZEN;
 		if (damaged)
 			elog(ERROR, "minidb record at offset %u to freeze is damaged: version %d, field \"%s\": %s",
 				 rp->off, err.version, err.field, err.detail);
 	}
-	if (rp->flags & MINIDB_RPLAN_CLEAR_LOCKER)
-	{
-		rh->rh_locker = InvalidTransactionId;
-		rh->rh_lockmode = MINIDB_LOCK_NONE;
-		rh->rh_flags &= ~MINIDB_REC_LOCK_MULTI;
-	}
-	if (rp->flags & MINIDB_RPLAN_SET_LOCKER)
-	{
-		rh->rh_locker = rp->locker;
-		rh->rh_lockmode = rp->lockmode;
-		if (rp->flags & MINIDB_RPLAN_LOCKER_MULTI)
-			rh->rh_flags |= MINIDB_REC_LOCK_MULTI;
-		else
-			rh->rh_flags &= ~MINIDB_REC_LOCK_MULTI;
-	}
+	/* then prune (an aborted end goes), then the lockers */
 	if (prune)
 	{
-		uint32		newlen = minidb_record_prune(rec, len, keep);
-
+		if (!minidb_record_prune_fits(rec, len, keep))
+			elog(ERROR, "minidb pruning plan would grow the record at offset %u",
+				 rp->off);
+		newlen = minidb_record_prune(rec, len, keep);
 		if (newlen == 0)
 			elog(ERROR, "minidb pruning plan keeps no version of the record at offset %u",
 				 rp->off);
-		if (newlen != len)
-		{
-			/* shorter in place; PageRepairFragmentation moves it */
-			ItemIdSetNormal(lp, ItemIdGetOffset(lp), newlen);
-			return true;
-		}
+	}
+	if (rp->flags & MINIDB_RPLAN_SET_END_XID)
+		minidb_record_set_end_xid(rec, newlen, rp->locker);
+	else if (rp->flags & (MINIDB_RPLAN_CLEAR_LOCKER | MINIDB_RPLAN_SET_LOCKER))
+	{
+		MinidbLockers lk;
+
+		plan_lockers(rp, &lk);
+		if (minidb_record_set_lockers_size(rec, newlen, &lk) > newlen)
+			elog(ERROR, "minidb pruning plan would grow the record at offset %u",
+				 rp->off);
+		newlen = minidb_record_set_lockers(rec, newlen, rec, newlen, &lk);
+	}
+	if (newlen != len)
+	{
+		/* shorter in place; PageRepairFragmentation moves it */
+		ItemIdSetNormal(lp, ItemIdGetOffset(lp), newlen);
+		return true;
 	}
 	return false;
 }

@@ -42,20 +42,25 @@ typedef MinidbPageOpaqueData *MinidbPageOpaque;
 	((MinidbPageOpaque) PageGetSpecialPointer(page))
 
 /*
- * Every record whose head is a row keeps room on its page for one marker
- * version (tombstone or "moved"), so that DELETE and non-in-place UPDATE
- * never fail for lack of space.  Inserts and in-place prepends honour it.
+ * Every record keeps room on its page for what ends or locks its row, so
+ * that DELETE, a row lock and a non-in-place UPDATE never fail for lack of
+ * space: a V3 record grows by at most MINIDB_SLOT_RESERVE (8 bytes) when
+ * its xmax and successor fields appear, and not at all after; a V1 or V2
+ * record by a marker version (MINIDB_MARKER_GROWTH_MAX, 24).  A page keeps
+ * the reserve of its records (minidb_page_reserve); inserts and in-place
+ * prepends honour it.
  */
-#define MINIDB_MARKER_RESERVE	MINIDB_MARKER_GROWTH_MAX	/* a V2 directory may grow too */
+#define MINIDB_LEGACY_RESERVE	MINIDB_MARKER_GROWTH_MAX
 
 /* Largest record that fits on an empty page */
 #define MINIDB_MAX_RECORD_LEN \
 	(BLCKSZ - MAXALIGN(SizeOfPageHeaderData + sizeof(ItemIdData)) - \
-	 MAXALIGN(sizeof(MinidbPageOpaqueData)) - MINIDB_MARKER_RESERVE)
+	 MAXALIGN(sizeof(MinidbPageOpaqueData)) - MINIDB_SLOT_RESERVE)
 
 /* Page changes, each a function of (page, arguments) */
 extern void minidb_page_init(Page page);
 extern void minidb_page_check(Relation rel, Buffer buffer);
+extern Size minidb_page_reserve(Page page);
 extern Size minidb_page_free_for_insert(Page page);
 extern Size minidb_page_free_for_replace(Page page, OffsetNumber off,
 										 uint32 newlen);
@@ -97,12 +102,18 @@ extern char *minidb_page_record_at(Relation rel, Buffer buffer,
 #define MINIDB_RPLAN_CLEAR_LOCKER	0x01	/* forget the record's row locker */
 #define MINIDB_RPLAN_SET_LOCKER		0x02	/* replace it: locker, lockmode */
 #define MINIDB_RPLAN_LOCKER_MULTI	0x04	/* ... and the new one is a multi */
+#define MINIDB_RPLAN_SET_END_XID	0x08	/* V3: the end's multixact becomes
+											 * its updater (locker field) */
 
 #define MINIDB_PLAN_SET_PRUNE_XID	0x01	/* set pd_prune_xid to prune_xid */
 #define MINIDB_PLAN_TRUNCATE_LP		0x02	/* PageTruncateLinePointerArray */
 
-/* Versions that fit on a page: each has a 16-byte header */
-#define MINIDB_MAX_PAGE_VERSIONS	(BLCKSZ / MINIDB_VERSION_HDRSZ)
+/*
+ * Versions a page's records hold: each has a header of 12 bytes or more,
+ * and a V3 record's end counts as one more.
+ */
+#define MINIDB_MAX_PAGE_VERSIONS \
+	(BLCKSZ / MINIDB_VERSION_HDRSZ + MaxHeapTuplesPerPage)
 
 typedef struct MinidbRecordPlan
 {
@@ -141,15 +152,19 @@ extern void minidb_page_execute_plan(Page page, const MinidbPagePlan *plan);
 
 /*
  * The prepend as page functions, on the primary and in replay: the record
- * at off pruned to keep[] with v prepended (palloc'd), then put in place.
+ * at off pruned to keep[] with v prepended in format (palloc'd), then put
+ * in place.  extra gives a row end's successor or partition move.
  */
 extern char *minidb_prepend_build(Page page, OffsetNumber off,
 								  const bool *keep,
-								  const MinidbVersionData *v,
-								  const ItemPointerData *successor,
-								  uint8 recflags, uint32 *newlen);
+								  const MinidbVersionData *v, int format,
+								  const MinidbRecordEnd *extra,
+								  uint32 *newlen);
 extern void minidb_prepend_place(Page page, OffsetNumber off, const char *rec,
 								 uint32 len, TransactionId xmin);
+/* The record at off with its lockers set (palloc'd; see minidb_lock.c) */
+extern char *minidb_lockers_build(Page page, OffsetNumber off,
+								  const MinidbLockers *lk, uint32 *newlen);
 
 /* Every version of a record, damage raised (see minidb_page.c) */
 typedef struct MinidbVersionWalk

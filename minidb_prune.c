@@ -108,6 +108,17 @@ plan_record(char *rec, uint32 len, GlobalVisState *vistest, Buffer buffer,
 	if (damaged)
 		return -1;
 	*nversions = n;
+
+	/*
+	 * A V3 version stored as a difference from one that goes is stored
+	 * whole; should that take more room than the record has (versions going
+	 * from the middle of a chain), prune nothing here this time.
+	 */
+	if (nkeep > 0 && nkeep < n && !minidb_record_prune_fits(rec, len, keep))
+	{
+		memset(keep, true, sizeof(bool) * n);
+		return n;
+	}
 	/* versions older than the floor go: standbys must know who ended them */
 	if (horizon && *floor >= 0 && *floor < n - 1)
 		*horizon = floor_xmin;
@@ -176,8 +187,7 @@ minidb_plan_page_prune(Page page, GlobalVisState *vistest, Buffer buffer,
 		if (minidb_page_item(page, off, &rec, &len, &why) != MINIDB_ITEM_RECORD)
 			continue;
 		/* a record on a page holds at most MINIDB_MAX_PAGE_VERSIONS */
-		if (len < MINIDB_RECORD_HDRSZ ||
-			minidb_record_header(rec)->rh_nversions > MINIDB_MAX_PAGE_VERSIONS)
+		if (minidb_record_nversions(rec, len) > MINIDB_MAX_PAGE_VERSIONS)
 			continue;
 		nkeep = plan_record(rec, len, vistest, buffer, keep, &n, &floor,
 							&horizon, &prune_xid);
@@ -328,7 +338,7 @@ minidb_page_prunable_bytes(Page page, GlobalVisState *vistest, Buffer buffer)
 			continue;
 		while (minidb_chain_iter_next(&it, &ref, &err, &damaged))
 			if (!keep[ref.index])
-				total += MAXALIGN(ref.vh->vh_len);
+				total += MAXALIGN(minidb_ref_size(&ref));
 	}
 	return total;
 }
@@ -368,25 +378,6 @@ minidb_record_is_dead(char *rec, uint32 len, GlobalVisState *vistest,
 }
 
 /*
- * A recently dead "moved" head keeps its meaning for old snapshots (no row
- * here) but its successor TID pointed into the old relation: turn it into
- * a tombstone, which means the same to readers and points nowhere.
- */
-static void
-forget_successor(char *rec)
-{
-	MinidbRecordHeader *rh = minidb_record_header(rec);
-	MinidbVersionHeader *head = (MinidbVersionHeader *)
-		(rec + minidb_record_head_offset(rec));
-
-	if (head->vh_flags & MINIDB_V_MOVED)
-		head->vh_flags = (head->vh_flags & ~(MINIDB_V_MOVED | MINIDB_V_KEYS_UPDATED)) |
-			MINIDB_V_TOMBSTONE;
-	rh->rh_flags &= ~MINIDB_REC_MOVED_PART;
-	ItemPointerSetInvalid(&rh->rh_successor);
-}
-
-/*
  * Prepare a copy of a record for a table rewrite (CLUSTER, VACUUM FULL):
  * drop the versions no snapshot older than oldest_xmin can see, freeze
  * committed versions older than freeze_cutoff, forget the row locker (the
@@ -401,11 +392,12 @@ minidb_rewrite_record(char *rec, uint32 len, TransactionId oldest_xmin,
 	MinidbChainIter it;
 	MinidbVersionRef ref;
 	MinidbChainError err;
-	MinidbRecordHeader *rh = minidb_record_header(rec);
 	bool		damaged = false;
 	bool		keep[MINIDB_MAX_VERSIONS];
 	bool		floor_found = false;
 	bool		head_seen = false;
+	bool		has_end = false;
+	TransactionId end_updater = InvalidTransactionId;
 	int			n = 0;
 
 	*nkept = 0;
@@ -425,8 +417,15 @@ minidb_rewrite_record(char *rec, uint32 len, TransactionId oldest_xmin,
 			if (!head_seen && floor_found &&
 				(vh->vh_flags & MINIDB_V_NODATA_MASK))
 				return 0;		/* deleted or moved, and nobody can tell */
+			if (!head_seen && (vh->vh_flags & MINIDB_V_VIRTUAL))
+			{
+				has_end = true; /* a V3 end: its lockers are its xmax */
+				if (vh->vh_flags & MINIDB_V_XMIN_MULTI)
+					end_updater = vh->vh_xmin;	/* resolved by the walk */
+			}
 			head_seen = true;
-			if (committed && TransactionIdPrecedes(vh->vh_xmin, freeze_cutoff))
+			if (committed && TransactionIdPrecedes(vh->vh_xmin, freeze_cutoff) &&
+				!(vh->vh_flags & MINIDB_V_VIRTUAL))
 				vh->vh_flags |= MINIDB_V_FROZEN;
 			(*nkept)++;
 		}
@@ -436,10 +435,22 @@ minidb_rewrite_record(char *rec, uint32 len, TransactionId oldest_xmin,
 		return len;
 	if (*nkept == 0)
 		return 0;				/* every version aborted */
-	if (*nkept < n)
+	if (*nkept < n && minidb_record_prune_fits(rec, len, keep))
 		len = minidb_record_prune(rec, len, keep);
-	rh->rh_locker = InvalidTransactionId;
-	rh->rh_lockmode = MINIDB_LOCK_NONE;
-	forget_successor(rec);
+	/*
+	 * A recently dead "moved" head keeps its meaning for old snapshots (no
+	 * row here) but its successor TID pointed into the old relation: it
+	 * becomes a tombstone, which means the same to readers and points
+	 * nowhere.  The lockers go (none runs).
+	 */
+	len = minidb_record_forget_successor(rec, len);
+	if (has_end && TransactionIdIsValid(end_updater) && keep[0])
+		minidb_record_set_end_xid(rec, len, end_updater);	/* lockers gone */
+	if (!has_end)
+	{
+		MinidbLockers none = {InvalidTransactionId, MINIDB_LOCK_NONE, false, false};
+
+		len = minidb_record_set_lockers(rec, len, rec, len, &none);
+	}
 	return len;
 }

@@ -88,12 +88,37 @@ rows_append(MinidbScanDesc scan, const char *rec, const MinidbVersionData *v,
 	char	   *dst = arena_reserve(scan, len);
 
 	minidb_write_tuple((HeapTupleHeader) dst, v, xmax, tid);
-	minidb_tuple_set_lockers((HeapTupleHeader) dst, rec);
+	{
+		MinidbLockers lk;
+
+		minidb_record_get_lockers(rec, &lk);
+		minidb_tuple_set_lockers((HeapTupleHeader) dst, &lk);
+	}
 	rows->offsets[rows->nrows] = ItemPointerGetOffsetNumber(tid);
 	rows->starts[rows->nrows] = rows->arena_used;
 	rows->lens[rows->nrows] = len;
 	rows->nrows++;
 	rows->arena_used += MAXALIGN(len);
+}
+
+/*
+ * A version's data: in place, or rebuilt from its differences into the
+ * scan's buffer (an older reader's version)
+ */
+static inline void
+get_version(MinidbScanDesc scan, const char *rec, const MinidbVersionRef *ref,
+			MinidbVersionData *v)
+{
+	MemoryContext old;
+
+	if (likely((ref->vh->vh_flags & MINIDB_V_ENC_MASK) == MINIDB_V_ENC_FULL))
+	{
+		minidb_version_get_buf(rec, ref, v, NULL);
+		return;
+	}
+	old = MemoryContextSwitchTo(scan->cxt);
+	minidb_version_get_buf(rec, ref, v, &scan->delta);
+	MemoryContextSwitchTo(old);
 }
 
 /* If the record at off is visible to the scan's snapshot, keep its row */
@@ -118,7 +143,7 @@ collect_record(MinidbScanDesc scan, Buffer buffer, OffsetNumber off)
 	if (scan->base.rs_flags & SO_TYPE_BITMAPSCAN)
 		minidb_ssi_lock_version(scan->base.rs_rd, &tid,
 								scan->base.rs_snapshot, ref.vh->vh_xmin);
-	minidb_version_get(rec, &ref, &v);
+	get_version(scan, rec, &ref, &v);
 	rows_append(scan, rec, &v, xmax, &tid);
 }
 
@@ -715,8 +740,7 @@ analyze_record(MinidbScanDesc scan, Buffer buffer, OffsetNumber off,
 			 * The row version it ends counts as dead below, as heap counts
 			 * the deleted tuple; a marker alone counts as heap's LP_DEAD.
 			 */
-			if (!ours &&
-				ref.index == minidb_record_header(rec)->rh_nversions - 1)
+			if (!ours && ref.index == minidb_record_nversions(rec, len) - 1)
 				scan->analyze_dead += 1;
 			continue;
 		}
@@ -724,7 +748,7 @@ analyze_record(MinidbScanDesc scan, Buffer buffer, OffsetNumber off,
 		{
 			MinidbVersionData v;
 
-			minidb_version_get(rec, &ref, &v);
+			get_version(scan, rec, &ref, &v);
 			rows_append(scan, rec, &v, InvalidTransactionId, &tid);
 			scan->analyze_live += 1;
 			have_row = true;
@@ -1062,7 +1086,8 @@ latest_cb(char *rec, uint32 len, Buffer buffer, void *arg)
 {
 	LatestState *ls = (LatestState *) arg;
 	MinidbVersionRef ref;
-	MinidbRecordHeader *rh = minidb_record_header(rec);
+	ItemPointerData succ;
+	bool		moved_part;
 
 	ls->same_row = !TransactionIdIsValid(ls->prior_xmin) ||
 		TransactionIdEquals(minidb_record_origin_xmin(ls->rel, ls->tid, rec, len),
@@ -1074,9 +1099,9 @@ latest_cb(char *rec, uint32 len, Buffer buffer, void *arg)
 	ItemPointerSetInvalid(&ls->next);
 	if (minidb_effective_head(ls->rel, ls->tid, rec, len, buffer, &ref) >= 0 &&
 		(ref.vh->vh_flags & MINIDB_V_MOVED) &&
-		!(rh->rh_flags & MINIDB_REC_MOVED_PART))
+		minidb_record_get_successor(rec, &succ, &moved_part))
 	{
-		ls->next = rh->rh_successor;
+		ls->next = succ;
 		ls->next_xmin = ref.vh->vh_xmin;
 	}
 }

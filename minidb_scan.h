@@ -53,6 +53,7 @@ typedef struct MinidbScanDescData
 	HeapTupleData tuple;		/* what the slot points at */
 	MinidbPageRows rows;
 	MemoryContext cxt;
+	MinidbDeltaBuf delta;		/* older versions rebuilt from differences */
 
 	/* analyze */
 	TransactionId analyze_oldest;

@@ -157,11 +157,25 @@ minidb_stats(PG_FUNCTION_ARGS)
 					;
 				continue;		/* not reached: the walk raised it */
 			}
+			/*
+			 * A V3 record's end is not a version of its own (a V1 or V2
+			 * marker is): it counts only when nothing else is left, as
+			 * heap's LP_DEAD item does.
+			 */
+			if (minidb_record_has_end(rec))
+			{
+				if (n > 1)
+				{
+					n--;
+					if (keep[0])
+						nkeep--;
+				}
+			}
 			if (minidb_record_is_dead(rec, len, vistest, buffer, NULL))
 				dead += n;
 			else
 			{
-				if (nkeep == 0)
+				if (nkeep <= 0)
 					nkeep = 1;
 				live += nkeep;
 				dead += n - nkeep;

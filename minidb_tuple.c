@@ -75,6 +75,8 @@ minidb_write_tuple(HeapTupleHeader td, const MinidbVersionData *v,
 	HeapTupleHeaderSetXmin(td, v->xmin);
 	HeapTupleHeaderSetXmax(td, xmax);
 	HeapTupleHeaderSetCmin(td, v->cid);
+	if (v->flags & MINIDB_V_COMBOCID)
+		td->t_infomask |= HEAP_COMBOCID;	/* t_cid as heap keeps it */
 	td->t_ctid = *tid;
 	memcpy((char *) td + hoff, v->data, v->datalen);
 }
@@ -86,16 +88,15 @@ minidb_write_tuple(HeapTupleHeader td, const MinidbVersionData *v,
  * stays after the locker ends, until VACUUM forgets it.
  */
 void
-minidb_tuple_set_lockers(HeapTupleHeader td, const char *rec)
+minidb_tuple_set_lockers(HeapTupleHeader td, const MinidbLockers *lk)
 {
-	const MinidbRecordHeader *rh = minidb_record_header(rec);
 	uint16		bits;
 
 	if (!(td->t_infomask & HEAP_XMAX_INVALID) ||
-		rh->rh_lockmode == MINIDB_LOCK_NONE ||
-		!TransactionIdIsValid(rh->rh_locker))
+		lk->mode == MINIDB_LOCK_NONE || !TransactionIdIsValid(lk->xid) ||
+		lk->with_updater)
 		return;
-	switch (rh->rh_lockmode)
+	switch (lk->mode)
 	{
 		case MINIDB_LOCK_KEYSHARE:
 			bits = HEAP_XMAX_KEYSHR_LOCK;
@@ -109,11 +110,21 @@ minidb_tuple_set_lockers(HeapTupleHeader td, const char *rec)
 	}
 	td->t_infomask &= ~HEAP_XMAX_INVALID;
 	td->t_infomask |= HEAP_XMAX_LOCK_ONLY | bits;
-	if (rh->rh_flags & MINIDB_REC_LOCK_MULTI)
+	if (lk->multi)
 		td->t_infomask |= HEAP_XMAX_IS_MULTI;
-	else if (rh->rh_lockmode == MINIDB_LOCK_EXCLUSIVE)
+	else if (lk->mode == MINIDB_LOCK_EXCLUSIVE)
 		td->t_infomask2 |= HEAP_KEYS_UPDATED;
-	HeapTupleHeaderSetXmax(td, rh->rh_locker);
+	HeapTupleHeaderSetXmax(td, lk->xid);
+}
+
+/* The same, with the lockers of rec */
+static void
+set_record_lockers(HeapTupleHeader td, const char *rec)
+{
+	MinidbLockers lk;
+
+	minidb_record_get_lockers(rec, &lk);
+	minidb_tuple_set_lockers(td, &lk);
 }
 
 static void
@@ -157,12 +168,14 @@ minidb_materialize(MinidbTupleBuf *buf, const char *rec,
 				   ItemPointer tid, Oid tableoid)
 {
 	MinidbVersionData v;
-
+	MemoryContext old = MemoryContextSwitchTo(buf->cxt);
 	HeapTuple	tuple;
 
-	minidb_version_get(rec, ref, &v);
+	/* an older version stored as a difference is rebuilt in buf->delta */
+	minidb_version_get_buf(rec, ref, &v, &buf->delta);
+	MemoryContextSwitchTo(old);
 	tuple = minidb_materialize_data(buf, &v, xmax, tid, tableoid);
-	minidb_tuple_set_lockers(tuple->t_data, rec);
+	set_record_lockers(tuple->t_data, rec);
 	return tuple;
 }
 
@@ -182,7 +195,9 @@ minidb_materialize_copy(const char *rec, const MinidbVersionRef *ref,
 					 xmax, tid);
 	fill_tuple(tuple, (HeapTupleHeader) ((char *) tuple + HEAPTUPLESIZE), len,
 			   tid, tableoid);
-	minidb_tuple_set_lockers(tuple->t_data, rec);
+	set_record_lockers(tuple->t_data, rec);
+	if ((v.flags & MINIDB_V_ENC_MASK) != MINIDB_V_ENC_FULL)
+		pfree((char *) v.data);	/* rebuilt for us */
 	return tuple;
 }
 

@@ -23,13 +23,15 @@ typedef struct MinidbTupleBuf
 	char	   *data;
 	Size		size;
 	MemoryContext cxt;
+	MinidbDeltaBuf delta;		/* older versions rebuilt from differences */
 } MinidbTupleBuf;
 
 extern Size minidb_materialized_size(const MinidbVersionData *v);
 extern void minidb_write_tuple(HeapTupleHeader td, const MinidbVersionData *v,
 							   TransactionId xmax, ItemPointer tid);
 extern void minidb_tuplebuf_init(MinidbTupleBuf *buf, MemoryContext cxt);
-extern void minidb_tuple_set_lockers(HeapTupleHeader td, const char *rec);
+extern void minidb_tuple_set_lockers(HeapTupleHeader td,
+									 const MinidbLockers *lk);
 extern HeapTuple minidb_materialize_data(MinidbTupleBuf *buf,
 										 const MinidbVersionData *v,
 										 TransactionId xmax, ItemPointer tid,

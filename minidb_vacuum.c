@@ -170,6 +170,8 @@ typedef struct RecordResult
 	int			nrecently_dead; /* versions kept for older snapshots */
 	bool		clear_locker;
 	bool		set_locker;		/* replace the locker by new_locker */
+	bool		set_end_xid;	/* a V3 end's multixact becomes new_locker,
+								 * its updater */
 	TransactionId new_locker;
 	uint16		new_lockmode;
 	bool		new_is_multi;
@@ -196,8 +198,10 @@ typedef struct PageResult
 	RecordResult recs[MaxHeapTuplesPerPage + 1];
 } PageResult;
 
-static void freeze_multi_locker(MinidbVacState *vs, MinidbRecordHeader *rh,
+static void freeze_multi_locker(MinidbVacState *vs, const MinidbLockers *lk,
 								RecordResult *r);
+static void freeze_end_multi(MinidbVacState *vs, const MinidbLockers *lk,
+							 TransactionId updater, RecordResult *r);
 
 static void
 track_oldest_xid(TransactionId *oldest, TransactionId xid)
@@ -219,7 +223,8 @@ vacuum_record(MinidbVacState *vs, char *rec, uint32 len, Buffer buffer,
 			  RecordResult *r, uint8 *actions)
 {
 	bool		keep[MINIDB_MAX_PAGE_VERSIONS];
-	MinidbRecordHeader *rh = minidb_record_header(rec);
+	MinidbLockers lk;
+	TransactionId end_updater = InvalidTransactionId;
 	MinidbChainIter it;
 	MinidbVersionRef ref;
 	MinidbChainError err;
@@ -237,8 +242,7 @@ vacuum_record(MinidbVacState *vs, char *rec, uint32 len, Buffer buffer,
 	r->horizon = InvalidTransactionId;
 
 	/* a record on a page holds at most MINIDB_MAX_PAGE_VERSIONS */
-	if (len < MINIDB_RECORD_HDRSZ ||
-		rh->rh_nversions > MINIDB_MAX_PAGE_VERSIONS)
+	if (minidb_record_nversions(rec, len) > MINIDB_MAX_PAGE_VERSIONS)
 	{
 		r->damaged = true;
 		return;
@@ -280,6 +284,8 @@ vacuum_record(MinidbVacState *vs, char *rec, uint32 len, Buffer buffer,
 		bool		committed;
 
 		actions[ref.index] = keep[ref.index] ? MINIDB_PLAN_KEEP : 0;
+		if ((vh->vh_flags & MINIDB_V_VIRTUAL) && keep[ref.index])
+			end_updater = vh->vh_xmin;	/* a V3 end that stays */
 		if (ref.index == floor && floor < n - 1 &&
 			(!TransactionIdIsValid(r->horizon) ||
 			 TransactionIdFollows(vh->vh_xmin, r->horizon)))
@@ -334,33 +340,37 @@ vacuum_record(MinidbVacState *vs, char *rec, uint32 len, Buffer buffer,
 		return;
 	}
 
-	/* the row lockers: forget them once they cannot be running any more */
-	if (TransactionIdIsValid(rh->rh_locker) ||
-		rh->rh_lockmode != MINIDB_LOCK_NONE)
+	/*
+	 * The row lockers: forget them once they cannot be running any more.
+	 * A V3 end by a multixact keeps its updater as the xmax; the
+	 * multixact goes when it grows old (heap's FreezeMultiXactId).
+	 */
+	minidb_record_get_lockers(rec, &lk);
+	if (lk.with_updater && TransactionIdIsValid(end_updater))
+		freeze_end_multi(vs, &lk, end_updater, r);
+	else if (TransactionIdIsValid(lk.xid))
 	{
 		bool		stale;
 
-		if (rh->rh_flags & MINIDB_REC_LOCK_MULTI)
-			stale = !MultiXactIdIsValid(rh->rh_locker) ||
-				MultiXactIdPrecedes(rh->rh_locker, vs->OldestMxact) ||
-				!MultiXactIdIsRunning(rh->rh_locker, true);
+		if (lk.multi)
+			stale = !MultiXactIdIsValid(lk.xid) ||
+				MultiXactIdPrecedes(lk.xid, vs->OldestMxact) ||
+				!MultiXactIdIsRunning(lk.xid, true);
 		else
-			stale = !TransactionIdIsValid(rh->rh_locker) ||
-				rh->rh_lockmode == MINIDB_LOCK_NONE ||
-				!TransactionIdIsInProgress(rh->rh_locker);
+			stale = lk.mode == MINIDB_LOCK_NONE ||
+				!TransactionIdIsInProgress(lk.xid);
 		if (stale)
 			r->clear_locker = true;
-		else if (rh->rh_flags & MINIDB_REC_LOCK_MULTI)
-			freeze_multi_locker(vs, rh, r);
+		else if (lk.multi)
+			freeze_multi_locker(vs, &lk, r);
 		else
-			track_oldest_xid(&r->oldest_xid, rh->rh_locker);
+			track_oldest_xid(&r->oldest_xid, lk.xid);
 	}
 
 	r->all_frozen = r->all_visible && head_frozen &&
-		(r->clear_locker || (!TransactionIdIsValid(rh->rh_locker) &&
-							 rh->rh_lockmode == MINIDB_LOCK_NONE));
+		(r->clear_locker || !TransactionIdIsValid(lk.xid));
 	r->needs_write = r->npruned > 0 || r->nfrozen > 0 || r->clear_locker ||
-		r->set_locker;
+		r->set_locker || r->set_end_xid;
 }
 
 /*
@@ -371,7 +381,7 @@ vacuum_record(MinidbVacState *vs, char *rec, uint32 len, Buffer buffer,
  * past the old one; otherwise keep it.
  */
 static void
-freeze_multi_locker(MinidbVacState *vs, MinidbRecordHeader *rh,
+freeze_multi_locker(MinidbVacState *vs, const MinidbLockers *lk,
 					RecordResult *r)
 {
 	MultiXactMember *members;
@@ -379,16 +389,15 @@ freeze_multi_locker(MinidbVacState *vs, MinidbRecordHeader *rh,
 	int			nmembers;
 	int			nrunning = 0;
 	uint16		strongest = MINIDB_LOCK_NONE;
-	bool		replace = MultiXactIdPrecedes(rh->rh_locker,
-											  vs->MultiXactCutoff);
+	bool		replace = MultiXactIdPrecedes(lk->xid, vs->MultiXactCutoff);
 
-	nmembers = Max(GetMultiXactIdMembers((MultiXactId) rh->rh_locker,
+	nmembers = Max(GetMultiXactIdMembers((MultiXactId) lk->xid,
 										 &members, false, true), 0);
 	for (int i = 0; i < nmembers; i++)
 		replace |= TransactionIdPrecedes(members[i].xid, vs->FreezeLimit);
 	if (!replace)
 	{
-		r->oldest_multi = rh->rh_locker;
+		r->oldest_multi = lk->xid;
 		for (int i = 0; i < nmembers; i++)
 			track_oldest_xid(&r->oldest_xid, members[i].xid);
 		if (nmembers > 0)
@@ -435,6 +444,42 @@ freeze_multi_locker(MinidbVacState *vs, MinidbRecordHeader *rh,
 			track_oldest_xid(&r->oldest_xid, running[i].xid);
 	}
 	pfree(running);
+	if (nmembers > 0)
+		pfree(members);
+}
+
+/*
+ * A V3 record whose row a multixact of lockers and an updater ended: when
+ * the multixact is older than the multixact cutoff or a member is older
+ * than the xid cutoff, the end's xmax becomes the updater alone (the row
+ * has ended, its lockers hold nothing any more), as FreezeMultiXactId
+ * keeps only a multixact's updater; otherwise the multixact stays.
+ */
+static void
+freeze_end_multi(MinidbVacState *vs, const MinidbLockers *lk,
+				 TransactionId updater, RecordResult *r)
+{
+	MultiXactMember *members;
+	int			nmembers;
+	bool		replace = MultiXactIdPrecedes(lk->xid, vs->MultiXactCutoff);
+
+	nmembers = Max(GetMultiXactIdMembers((MultiXactId) lk->xid, &members,
+										 false, false), 0);
+	for (int i = 0; i < nmembers; i++)
+		replace |= TransactionIdPrecedes(members[i].xid, vs->FreezeLimit);
+	if (replace)
+	{
+		r->set_end_xid = true;
+		r->new_locker = updater;
+		r->new_lockmode = MINIDB_LOCK_NONE;
+		track_oldest_xid(&r->oldest_xid, updater);
+	}
+	else
+	{
+		r->oldest_multi = lk->xid;
+		for (int i = 0; i < nmembers; i++)
+			track_oldest_xid(&r->oldest_xid, members[i].xid);
+	}
 	if (nmembers > 0)
 		pfree(members);
 }
@@ -519,6 +564,8 @@ analyze_page(MinidbVacState *vs, Buffer buffer, bool dead_to_unused,
 			if (r->set_locker)
 				rflags |= MINIDB_RPLAN_SET_LOCKER |
 					(r->new_is_multi ? MINIDB_RPLAN_LOCKER_MULTI : 0);
+			if (r->set_end_xid)
+				rflags |= MINIDB_RPLAN_SET_END_XID;
 			a = minidb_plan_add_record(&pr->plan, off, r->nversions, rflags);
 			pr->plan.records[pr->plan.nrecords - 1].locker = r->new_locker;
 			pr->plan.records[pr->plan.nrecords - 1].lockmode = r->new_lockmode;

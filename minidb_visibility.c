@@ -20,6 +20,7 @@
 #include "postgres.h"
 
 #include "access/htup_details.h"
+#include "access/multixact.h"
 #include "access/subtrans.h"
 #include "access/transam.h"
 #include "access/xact.h"
@@ -27,6 +28,7 @@
 #include "storage/bufmgr.h"
 #include "storage/predicate.h"
 #include "storage/procarray.h"
+#include "utils/combocid.h"
 #include "utils/snapmgr.h"
 
 #include "chain.h"
@@ -37,6 +39,90 @@
 static int	find_visible(Relation rel, ItemPointer tid, char *rec, uint32 len,
 						 Snapshot snapshot, Buffer buffer,
 						 MinidbVersionRef *ref, TransactionId *xmax, bool ssi);
+
+/* The hint on a version, or on the record end a virtual marker stands for */
+static inline void
+set_hint_bits(MinidbVersionHeader *vh, uint16 hint)
+{
+	if (vh->vh_flags & MINIDB_V_VIRTUAL)
+		minidb_virtual_set_hint(vh, hint);
+	else
+		vh->vh_flags |= hint;
+}
+
+/*
+ * A version's cid as the current transaction means it: its cmin, or for a
+ * (virtual) marker the cmax of the version it ended.  A V3 record keeps the
+ * cmax of a version whose row ended in that version's cid, as heap keeps it
+ * in t_cid, and both in a combo command id when the current transaction
+ * wrote both (MINIDB_V_COMBOCID), which combocid.c resolves.  Only the
+ * transaction that wrote a version asks.
+ */
+CommandId
+minidb_version_cid(const MinidbVersionHeader *vh)
+{
+	HeapTupleHeaderData tup;
+
+	if (likely(!(vh->vh_flags & MINIDB_V_COMBOCID)))
+		return vh->vh_cid;
+	memset(&tup, 0, sizeof(tup));
+	tup.t_infomask = HEAP_COMBOCID;
+	tup.t_choice.t_heap.t_field3.t_cid = vh->vh_cid;
+	if (vh->vh_flags & MINIDB_V_NODATA_MASK)
+	{
+		HeapTupleHeaderSetXmax(&tup, vh->vh_xmin);
+		return HeapTupleHeaderGetCmax(&tup);
+	}
+	HeapTupleHeaderSetXmin(&tup, vh->vh_xmin);
+	return HeapTupleHeaderGetCmin(&tup);
+}
+
+/*
+ * The cid a marker that ends head's row stores: cmax, or a combo command
+ * id of head's cmin and cmax when head is this transaction's too (heap's
+ * HeapTupleHeaderAdjustCmax).  *combo says which.
+ */
+CommandId
+minidb_marker_cid(const MinidbVersionHeader *head, CommandId cmax, bool *combo)
+{
+	HeapTupleHeaderData tup;
+
+	memset(&tup, 0, sizeof(tup));
+	HeapTupleHeaderSetXmin(&tup, head->vh_xmin);
+	if (head->vh_flags & (MINIDB_V_XMIN_COMMITTED | MINIDB_V_FROZEN))
+		tup.t_infomask |= HEAP_XMIN_COMMITTED;
+	if (head->vh_flags & MINIDB_V_COMBOCID)
+		tup.t_infomask |= HEAP_COMBOCID;
+	tup.t_choice.t_heap.t_field3.t_cid = head->vh_cid;
+	HeapTupleHeaderAdjustCmax(&tup, &cmax, combo);
+	return cmax;
+}
+
+/*
+ * The updating member of a multixact that ends a V3 record's row (the
+ * record layer's minidb_multi_updater_hook), or InvalidTransactionId.
+ */
+static TransactionId
+multi_updater(TransactionId multi)
+{
+	MultiXactMember *members;
+	TransactionId updater = InvalidTransactionId;
+	int			n;
+
+	n = GetMultiXactIdMembers((MultiXactId) multi, &members, false, false);
+	for (int i = 0; i < n; i++)
+		if (ISUPDATE_from_mxstatus(members[i].status))
+			updater = members[i].xid;
+	if (n > 0)
+		pfree(members);
+	return updater;
+}
+
+void
+minidb_visibility_init(void)
+{
+	minidb_multi_updater_hook = multi_updater;
+}
 
 /*
  * Set a hint bit, unless the transaction's commit record might not be
@@ -54,7 +140,7 @@ minidb_set_hint(MinidbVersionHeader *vh, Buffer buffer, uint16 hint,
 	 */
 	if (!BufferIsValid(buffer))
 	{
-		vh->vh_flags |= hint;
+		set_hint_bits(vh, hint);
 		return;
 	}
 
@@ -75,7 +161,7 @@ minidb_set_hint(MinidbVersionHeader *vh, Buffer buffer, uint16 hint,
 			BufferGetLSNAtomic(buffer) < commitLSN)
 			return;
 	}
-	vh->vh_flags |= hint;
+	set_hint_bits(vh, hint);
 	MarkBufferDirtyHint(buffer, true);
 }
 
@@ -134,7 +220,7 @@ mvcc_sees(MinidbVersionHeader *vh, MinidbVisArg *va)
 		return !XidInMVCCSnapshot(xmin, snapshot);
 
 	if (TransactionIdIsCurrentTransactionId(xmin))
-		return vh->vh_cid < snapshot->curcid;
+		return minidb_version_cid(vh) < snapshot->curcid;
 	if (XidInMVCCSnapshot(xmin, snapshot))
 		return false;
 	if (TransactionIdDidCommit(xmin))
@@ -466,12 +552,7 @@ find_visible(Relation rel, ItemPointer tid, char *rec, uint32 len,
 	/* an insertion another backend is still deciding on: say whose */
 	if (idx == 0 && snapshot->snapshot_type == SNAPSHOT_DIRTY &&
 		TransactionIdIsValid(snapshot->xmin))
-	{
-		ItemPointer spec = &minidb_record_header(rec)->rh_successor;
-
-		if (ItemPointerGetOffsetNumberNoCheck(spec) == SpecTokenOffsetNumber)
-			snapshot->speculativeToken = ItemPointerGetBlockNumberNoCheck(spec);
-	}
+		snapshot->speculativeToken = minidb_record_spec_token(rec);
 	if (xmax)
 		*xmax = va.newer_xmin;
 	return idx;
@@ -495,6 +576,24 @@ minidb_record_origin_xmin(Relation rel, ItemPointer tid, char *rec, uint32 len)
 	return oldest;
 }
 
+/*
+ * The ref of version index of a record, found again after a walk that
+ * noted only the index.
+ */
+void
+minidb_ref_at(Relation rel, ItemPointer tid, char *rec, uint32 len,
+			  int index, MinidbVersionRef *ref)
+{
+	MinidbVersionWalk walk;
+
+	minidb_walk_begin(&walk, rel, tid, rec, len);
+	while (minidb_walk_next(&walk, ref))
+		if (ref->index == index)
+			return;
+	elog(ERROR, "minidb record at (%u,%u) has no version %d",
+		 ItemPointerGetBlockNumber(tid), ItemPointerGetOffsetNumber(tid), index);
+}
+
 /* ----------------------------------------------------------------
  * What writers, lockers and fetches by TID need
  * ----------------------------------------------------------------
@@ -504,8 +603,7 @@ typedef struct HeadsState
 {
 	Buffer		buffer;
 	int			found;
-	MinidbVersionRef *head;
-	char	   *rec;
+	int			head;			/* the head's index */
 } HeadsState;
 
 /*
@@ -523,9 +621,7 @@ head_then_settled(MinidbVersionHeader *vh, int index, void *arg)
 		return false;
 	if (hs->found++ == 0)
 	{
-		hs->head->index = index;
-		hs->head->offset = (char *) vh - hs->rec;
-		hs->head->vh = vh;
+		hs->head = index;
 		return false;
 	}
 	return TransactionIdIsCurrentTransactionId(vh->vh_xmin) ||
@@ -549,14 +645,14 @@ minidb_row_heads(Relation rel, ItemPointer tid, char *rec, uint32 len,
 
 	hs.buffer = buffer;
 	hs.found = 0;
-	hs.head = head;
-	hs.rec = rec;
+	hs.head = -1;
 	idx = minidb_chain_find_visible(rec, len, head_then_settled, &hs, below,
 									&err);
 	if (idx == -2)
 		minidb_report_corruption(rel, tid, &err);
 	if (hs.found == 0)
 		return 0;
+	minidb_ref_at(rel, tid, rec, len, hs.head, head);
 	return idx >= 0 ? 2 : 1;
 }
 
@@ -594,8 +690,7 @@ typedef struct RowVersionState
 	Buffer		buffer;
 	Snapshot	active;			/* the active MVCC snapshot, or NULL */
 	bool		newest;			/* the TID names the version we locked */
-	char	   *rec;
-	MinidbVersionRef fallback;	/* newest candidate */
+	int			fallback;		/* newest candidate's index, or -1 */
 	TransactionId newer_xmin;	/* xmin of the last version passed over */
 	TransactionId fallback_xmax;
 	MinidbVisArg va;			/* the active snapshot's test */
@@ -621,17 +716,15 @@ row_version_wanted(MinidbVersionHeader *vh, int index, void *arg)
 		rs->newer_xmin = vh->vh_xmin;
 		return false;			/* in progress elsewhere */
 	}
-	if (rs->fallback.vh == NULL)
+	if (rs->fallback < 0)
 	{
-		rs->fallback.index = index;
-		rs->fallback.offset = (char *) vh - rs->rec;
-		rs->fallback.vh = vh;
+		rs->fallback = index;
 		rs->fallback_xmax = rs->newer_xmin;
 	}
 	if (rs->active == NULL)
 		ok = true;
 	else if (rs->newest)
-		ok = !ours || vh->vh_cid < rs->active->curcid;
+		ok = !ours || minidb_version_cid(vh) < rs->active->curcid;
 	else
 		ok = mvcc_sees(vh, &rs->va);
 	if (!ok)
@@ -650,8 +743,7 @@ minidb_find_row_version(Relation rel, ItemPointer tid, bool newest, char *rec,
 
 	rs.buffer = buffer;
 	rs.active = NULL;
-	rs.rec = rec;
-	rs.fallback.vh = NULL;
+	rs.fallback = -1;
 	rs.newer_xmin = InvalidTransactionId;
 	rs.fallback_xmax = InvalidTransactionId;
 	if (ActiveSnapshotSet() && IsMVCCSnapshot(GetActiveSnapshot()))
@@ -670,9 +762,9 @@ minidb_find_row_version(Relation rel, ItemPointer tid, bool newest, char *rec,
 		*xmax = rs.newer_xmin;
 		return idx;
 	}
-	if (rs.fallback.vh == NULL)
+	if (rs.fallback < 0)
 		return -1;
-	*ref = rs.fallback;
+	minidb_ref_at(rel, tid, rec, len, rs.fallback, ref);
 	*xmax = rs.fallback_xmax;
 	return ref->index;
 }

@@ -28,6 +28,12 @@ typedef struct MinidbVisArg
 	Relation	ssi_rel;		/* MVCC: report skipped writers to SSI */
 } MinidbVisArg;
 
+extern void minidb_visibility_init(void);
+extern CommandId minidb_version_cid(const MinidbVersionHeader *vh);
+extern CommandId minidb_marker_cid(const MinidbVersionHeader *head,
+								   CommandId cmax, bool *combo);
+extern void minidb_ref_at(Relation rel, ItemPointer tid, char *rec,
+						  uint32 len, int index, MinidbVersionRef *ref);
 extern MinidbVisibleFn minidb_visibility_fn(Snapshot snapshot);
 extern void minidb_vis_arg_init(MinidbVisArg *va, Snapshot snapshot,
 								Buffer buffer);

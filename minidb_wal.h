@@ -50,13 +50,15 @@ extern ItemPointerData minidb_log_move(Relation rel, Buffer oldbuf,
 									   OffsetNumber off, const bool *keep,
 									   int nversions,
 									   const MinidbVersionData *marker,
-									   Buffer newbuf, bool new_page,
-									   const char *newrec, uint32 newlen);
+									   int format, Buffer newbuf,
+									   bool new_page, const char *newrec,
+									   uint32 newlen);
 extern void minidb_log_prepend(Relation rel, Buffer buffer, OffsetNumber off,
 							   const bool *keep, int nversions,
-							   const MinidbVersionData *v,
-							   const ItemPointerData *successor,
-							   uint8 recflags);
+							   const MinidbVersionData *v, int format,
+							   const MinidbRecordEnd *extra);
+extern void minidb_log_lockers(Relation rel, Buffer buffer, OffsetNumber off,
+							   const MinidbLockers *lk);
 extern void minidb_log_plan(Relation rel, Buffer buffer,
 							const MinidbPagePlan *plan);
 extern void minidb_log_visible(Relation rel, Buffer buffer, Buffer vmbuffer,

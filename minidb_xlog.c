@@ -104,8 +104,9 @@ head_data(Page page, OffsetNumber off, const char **data, uint32 *len)
 		!minidb_chain_iter_next(&it, &ref, &err, &damaged) ||
 		(ref.vh->vh_flags & MINIDB_V_NODATA_MASK))
 		return false;
-	*data = rec + ref.offset + ref.vh->vh_hoff;
-	*len = ref.vh->vh_len - ref.vh->vh_hoff;
+	/* a record's newest version is whole, in every format */
+	*data = rec + ref.dataoff;
+	*len = ref.datalen;
 	return true;
 }
 
@@ -125,7 +126,7 @@ prepend_bytes(Page page, OffsetNumber off, const bool *keep,
 			  const MinidbVersionData *v, uint32 *vlen, bool *diffed)
 {
 	char	   *full = version_bytes(v, vlen);
-	MinidbVersionHeader *vh = (MinidbVersionHeader *) full;
+	MinidbVersionHeaderV1 *vh = (MinidbVersionHeaderV1 *) full;
 	const char *old;
 	uint32		oldlen;
 	uint32		newlen = v->datalen;
@@ -210,8 +211,8 @@ keep_horizon(Page page, OffsetNumber off, const bool *keep, int n)
 void
 minidb_log_prepend(Relation rel, Buffer buffer, OffsetNumber off,
 				   const bool *keep, int nversions,
-				   const MinidbVersionData *v,
-				   const ItemPointerData *successor, uint8 recflags)
+				   const MinidbVersionData *v, int format,
+				   const MinidbRecordEnd *extra)
 {
 	Page		page = BufferGetPage(buffer);
 	BlockNumber blkno = BufferGetBlockNumber(buffer);
@@ -224,12 +225,12 @@ minidb_log_prepend(Relation rel, Buffer buffer, OffsetNumber off,
 	uint32		reclen;
 	uint32		vlen;
 	bool		diffed;
+	const ItemPointerData *successor = extra ? extra->successor : NULL;
 
 	vbytes = prepend_bytes(page, off, keep, v, &vlen, &diffed);
 	if (clear_vm)
 		visibilitymap_pin(rel, blkno, &vmbuffer);
-	rec = minidb_prepend_build(page, off, keep, v, successor, recflags,
-							   &reclen);
+	rec = minidb_prepend_build(page, off, keep, v, format, extra, &reclen);
 
 	START_CRIT_SECTION();
 	minidb_prepend_place(page, off, rec, reclen, v->xmin);
@@ -250,8 +251,9 @@ minidb_log_prepend(Relation rel, Buffer buffer, OffsetNumber off,
 			(successor ? XLMD_HAS_SUCCESSOR : 0) |
 			(clear_vm ? XLMD_VM_CLEARED : 0) |
 			(diffed ? XLMD_DATA_DIFF : 0) |
+			(format == MINIDB_FORMAT_V3 ? XLMD_TO_V3 : 0) |
 			(TransactionIdIsValid(horizon) ? XLMD_HORIZON : 0);
-		xlrec.recflags = recflags;
+		xlrec.recflags = (extra && extra->moved_part) ? MINIDB_REC_MOVED_PART : 0;
 		if (successor)
 			xlrec.successor = *successor;
 		else
@@ -286,9 +288,10 @@ minidb_log_prepend(Relation rel, Buffer buffer, OffsetNumber off,
 ItemPointerData
 minidb_log_move(Relation rel, Buffer oldbuf, OffsetNumber off,
 				const bool *keep, int nversions,
-				const MinidbVersionData *marker, Buffer newbuf, bool new_page,
-				const char *newrec, uint32 newlen)
+				const MinidbVersionData *marker, int format, Buffer newbuf,
+				bool new_page, const char *newrec, uint32 newlen)
 {
+	MinidbRecordEnd extra;
 	Page		oldpage = BufferGetPage(oldbuf);
 	Page		newpage = BufferGetPage(newbuf);
 	bool		same = (newbuf == oldbuf);
@@ -310,7 +313,9 @@ minidb_log_move(Relation rel, Buffer oldbuf, OffsetNumber off,
 	if (clear_new)
 		visibilitymap_pin(rel, BufferGetBlockNumber(newbuf), &vmnew);
 	ItemPointerSet(&placeholder, BufferGetBlockNumber(newbuf), FirstOffsetNumber);
-	rec = minidb_prepend_build(oldpage, off, keep, marker, &placeholder, 0,
+	memset(&extra, 0, sizeof(extra));
+	extra.successor = &placeholder;
+	rec = minidb_prepend_build(oldpage, off, keep, marker, format, &extra,
 							   &reclen);
 
 	START_CRIT_SECTION();
@@ -318,7 +323,7 @@ minidb_log_move(Relation rel, Buffer oldbuf, OffsetNumber off,
 		minidb_page_init(newpage);
 	ItemPointerSet(&newtid, BufferGetBlockNumber(newbuf),
 				   minidb_page_add_record(newpage, newrec, newlen));
-	minidb_record_header(rec)->rh_successor = newtid;
+	minidb_record_patch_successor(rec, reclen, &newtid);
 	minidb_prepend_place(oldpage, off, rec, reclen, marker->xmin);
 	if (clear_old)
 	{
@@ -345,6 +350,7 @@ minidb_log_move(Relation rel, Buffer oldbuf, OffsetNumber off,
 		xlrec.old.nversions = keep ? nversions : 0;
 		xlrec.old.flags = (keep ? XLMD_PRUNED : 0) | XLMD_HAS_SUCCESSOR |
 			(clear_old ? XLMD_VM_CLEARED : 0) |
+			(format == MINIDB_FORMAT_V3 ? XLMD_TO_V3 : 0) |
 			(TransactionIdIsValid(horizon) ? XLMD_HORIZON : 0);
 		xlrec.old.recflags = 0;
 		xlrec.old.successor = newtid;
@@ -386,6 +392,59 @@ minidb_log_move(Relation rel, Buffer oldbuf, OffsetNumber off,
 }
 
 /*
+ * Set the row lockers of the record at off of an exclusively locked buffer
+ * and log it as one LOCK record (the lockers, not the bytes that moved).
+ * A lock changes no version: the page stays all-visible, but not
+ * all-frozen (heap_lock_tuple's rule), since the locker must be frozen.
+ */
+void
+minidb_log_lockers(Relation rel, Buffer buffer, OffsetNumber off,
+				   const MinidbLockers *lk)
+{
+	Page		page = BufferGetPage(buffer);
+	BlockNumber blkno = BufferGetBlockNumber(buffer);
+	Buffer		vmbuffer = InvalidBuffer;
+	bool		clear_vm = false;
+	char	   *rec;
+	uint32		reclen;
+
+	if (PageIsAllVisible(page))
+	{
+		visibilitymap_pin(rel, blkno, &vmbuffer);
+		clear_vm = (visibilitymap_get_status(rel, blkno, &vmbuffer) &
+					VISIBILITYMAP_ALL_FROZEN) != 0;
+	}
+	rec = minidb_lockers_build(page, off, lk, &reclen);
+
+	START_CRIT_SECTION();
+	minidb_page_replace_record(page, off, rec, reclen);
+	if (clear_vm)
+		visibilitymap_clear(rel, blkno, vmbuffer, VISIBILITYMAP_ALL_FROZEN);
+	MarkBufferDirty(buffer);
+	if (RelationNeedsWAL(rel))
+	{
+		xl_minidb_lock xlrec;
+		XLogRecPtr	recptr;
+
+		xlrec.offnum = off;
+		xlrec.locker = lk->xid;
+		xlrec.lockmode = lk->mode;
+		xlrec.flags = (lk->multi ? XLMD_LOCK_MULTI : 0) |
+			(clear_vm ? XLMD_VM_CLEARED : 0);
+		XLogBeginInsert();
+		XLogRegisterData((char *) &xlrec, SizeOfMinidbLock);
+		XLogRegisterBuffer(0, buffer, REGBUF_STANDARD);
+		recptr = XLogInsert(MINIDB_RMGR_ID, XLOG_MINIDB_LOCK);
+		PageSetLSN(page, recptr);
+	}
+	END_CRIT_SECTION();
+
+	if (BufferIsValid(vmbuffer))
+		ReleaseBuffer(vmbuffer);
+	pfree(rec);
+}
+
+/*
  * Carry out a pruning plan on an exclusively locked buffer and log it as
  * one PRUNE record: the plan, not the bytes it moved.
  */
@@ -412,7 +471,7 @@ minidb_log_plan(Relation rel, Buffer buffer, const MinidbPagePlan *plan)
 	blen = plan->nrecords * SizeOfMinidbRplan + plan->nactions +
 		(plan->ndead + plan->nunused) * sizeof(OffsetNumber);
 	for (int i = 0; i < plan->nrecords; i++)
-		if (plan->records[i].flags & MINIDB_RPLAN_SET_LOCKER)
+		if (plan->records[i].flags & (MINIDB_RPLAN_SET_LOCKER | MINIDB_RPLAN_SET_END_XID))
 			blen += SizeOfMinidbRplanLocker;
 	bdata = ptr = palloc(Max(blen, 1));
 	for (int i = 0; i < plan->nrecords; i++)
@@ -432,7 +491,7 @@ minidb_log_plan(Relation rel, Buffer buffer, const MinidbPagePlan *plan)
 	memcpy(ptr, plan->unused, plan->nunused * sizeof(OffsetNumber));
 	ptr += plan->nunused * sizeof(OffsetNumber);
 	for (int i = 0; i < plan->nrecords; i++)
-		if (plan->records[i].flags & MINIDB_RPLAN_SET_LOCKER)
+		if (plan->records[i].flags & (MINIDB_RPLAN_SET_LOCKER | MINIDB_RPLAN_SET_END_XID))
 		{
 			memcpy(ptr, &plan->records[i].locker, sizeof(TransactionId));
 			ptr += sizeof(TransactionId);
@@ -564,14 +623,14 @@ record_horizon(XLogReaderState *record, Size fixed, uint8 flags)
 static void
 parse_version(const char *bytes, MinidbVersionData *v)
 {
-	const MinidbVersionHeader *vh = (const MinidbVersionHeader *) bytes;
+	const MinidbVersionHeaderV1 *vh = (const MinidbVersionHeaderV1 *) bytes;
 
 	v->xmin = vh->vh_xmin;
 	v->cid = vh->vh_cid;
 	v->flags = vh->vh_flags;
 	v->natts = vh->vh_natts;
 	v->bitmap = (vh->vh_flags & MINIDB_V_HASNULL) ?
-		(const bits8 *) (bytes + MINIDB_VERSION_HDRSZ) : NULL;
+		(const bits8 *) (bytes + MINIDB_V1_VERSION_HDRSZ) : NULL;
 	v->data = bytes + vh->vh_hoff;
 	v->datalen = vh->vh_len - vh->vh_hoff;
 }
@@ -596,18 +655,18 @@ static char *
 redo_version_bytes(Page page, const xl_minidb_prepend *xlprep,
 				   const char *data, Size datalen, Size *used)
 {
-	MinidbVersionHeader vh;
+	MinidbVersionHeaderV1 vh;
 	char	   *vbytes;
 	const char *old;
 	uint32		oldlen;
 	uint16		affix[2];
 	uint32		middle;
 
-	if (datalen < MINIDB_VERSION_HDRSZ)
+	if (datalen < MINIDB_V1_VERSION_HDRSZ)
 		elog(PANIC, "minidb_redo: version data of %zu bytes is too short",
 			 datalen);
 	memcpy(&vh, data, sizeof(vh));
-	if (vh.vh_len < MINIDB_VERSION_HDRSZ || vh.vh_hoff > vh.vh_len)
+	if (vh.vh_len < MINIDB_V1_VERSION_HDRSZ || vh.vh_hoff > vh.vh_len)
 		elog(PANIC, "minidb_redo: version of %u bytes with data at %u",
 			 vh.vh_len, vh.vh_hoff);
 	vbytes = palloc(MAXALIGN(vh.vh_len));
@@ -658,6 +717,7 @@ redo_prepend_block(Page page, const xl_minidb_prepend *xlprep,
 	uint32		reclen;
 	Size		used;
 	MinidbVersionData v;
+	MinidbRecordEnd extra;
 
 	if (keeplen > datalen)
 		elog(PANIC, "minidb_redo: prepend data of %zu bytes is too short",
@@ -671,10 +731,14 @@ redo_prepend_block(Page page, const xl_minidb_prepend *xlprep,
 	vbytes = redo_version_bytes(page, xlprep, data + keeplen,
 								datalen - keeplen, &used);
 	parse_version(vbytes, &v);
+	memset(&extra, 0, sizeof(extra));
+	if (xlprep->flags & XLMD_HAS_SUCCESSOR)
+		extra.successor = &xlprep->successor;
+	extra.moved_part = (xlprep->recflags & MINIDB_REC_MOVED_PART) != 0;
 	rec = minidb_prepend_build(page, xlprep->offnum, keep, &v,
-							   (xlprep->flags & XLMD_HAS_SUCCESSOR) ?
-							   &xlprep->successor : NULL,
-							   xlprep->recflags, &reclen);
+							   (xlprep->flags & XLMD_TO_V3) ?
+							   MINIDB_FORMAT_V3 : 0,
+							   &extra, &reclen);
 	minidb_prepend_place(page, xlprep->offnum, rec, reclen, v.xmin);
 	if (xlprep->flags & XLMD_VM_CLEARED)
 		PageClearAllVisible(page);
@@ -738,7 +802,7 @@ redo_move(XLogReaderState *record)
 		if (same)
 		{
 			/* block 0 data: keep[], the marker (no data), the new record */
-			Size		used = MINIDB_VERSION_HDRSZ +
+			Size		used = MINIDB_V1_VERSION_HDRSZ +
 				((xlprep.flags & XLMD_PRUNED) ?
 				 xlprep.nversions * sizeof(bool) : 0);
 
@@ -774,6 +838,48 @@ redo_prepend(XLogReaderState *record)
 		char	   *data = XLogRecGetBlockData(record, 0, &datalen);
 
 		redo_prepend_block(page, xlrec, data, datalen);
+		PageSetLSN(page, record->EndRecPtr);
+		MarkBufferDirty(buffer);
+	}
+	if (BufferIsValid(buffer))
+		UnlockReleaseBuffer(buffer);
+}
+
+static void
+redo_lock(XLogReaderState *record)
+{
+	xl_minidb_lock xlrec;
+	Buffer		buffer;
+
+	memcpy(&xlrec, XLogRecGetData(record), SizeOfMinidbLock);
+	if (xlrec.flags & XLMD_VM_CLEARED)
+	{
+		RelFileLocator rnode;
+		BlockNumber blkno;
+		Relation	reln;
+		Buffer		vmbuffer = InvalidBuffer;
+
+		XLogRecGetBlockTag(record, 0, &rnode, NULL, &blkno);
+		reln = CreateFakeRelcacheEntry(rnode);
+		visibilitymap_pin(reln, blkno, &vmbuffer);
+		visibilitymap_clear(reln, blkno, vmbuffer, VISIBILITYMAP_ALL_FROZEN);
+		ReleaseBuffer(vmbuffer);
+		FreeFakeRelcacheEntry(reln);
+	}
+	if (XLogReadBufferForRedo(record, 0, &buffer) == BLK_NEEDS_REDO)
+	{
+		Page		page = BufferGetPage(buffer);
+		MinidbLockers lk;
+		char	   *rec;
+		uint32		reclen;
+
+		lk.xid = xlrec.locker;
+		lk.mode = xlrec.lockmode;
+		lk.multi = (xlrec.flags & XLMD_LOCK_MULTI) != 0;
+		lk.with_updater = false;
+		rec = minidb_lockers_build(page, xlrec.offnum, &lk, &reclen);
+		minidb_page_replace_record(page, xlrec.offnum, rec, reclen);
+		pfree(rec);
 		PageSetLSN(page, record->EndRecPtr);
 		MarkBufferDirty(buffer);
 	}
@@ -835,7 +941,7 @@ parse_plan(XLogReaderState *record)
 	{
 		MinidbRecordPlan *p = &plan->records[i];
 
-		if (!(p->flags & MINIDB_RPLAN_SET_LOCKER))
+		if (!(p->flags & (MINIDB_RPLAN_SET_LOCKER | MINIDB_RPLAN_SET_END_XID)))
 			continue;
 		if (datalen < SizeOfMinidbRplanLocker)
 			elog(PANIC, "minidb_redo: PRUNE record lacks a new locker");
@@ -958,6 +1064,9 @@ minidb_redo(XLogReaderState *record)
 		case XLOG_MINIDB_VISIBLE:
 			redo_visible(record);
 			break;
+		case XLOG_MINIDB_LOCK:
+			redo_lock(record);
+			break;
 		case XLOG_MINIDB_HORIZON:
 			{
 				xl_minidb_horizon *xlrec = (xl_minidb_horizon *) XLogRecGetData(record);
@@ -1002,6 +1111,50 @@ mask_version(char *vh)
 }
 
 /*
+ * V3: the end's hints in the header, and each version's.  Versions start
+ * at 4-alignment after the header and after each other's ends, which the
+ * trailer lists; every offset is checked against len.
+ */
+static void
+mask_record_v3(char *rec, uint32 len)
+{
+	uint8		info = (uint8) rec[0];
+	uint32		start;
+	uint32		trailer = len;
+	uint16		n = 1;
+
+	if (len < MINIDB_R3_INFO_PREFIX)
+		return;
+	rec[1] &= ~(MINIDB_R3X_COMMITTED | MINIDB_R3X_INVALID);
+	start = MINIDB_R3_INFO_PREFIX +
+		((info & MINIDB_R3_XMAX) ? sizeof(TransactionId) : 0) +
+		((info & MINIDB_R3_SUCC) ? sizeof(ItemPointerData) : 0);
+	start = TYPEALIGN(4, start);
+	if (info & MINIDB_R3_MULTI)
+	{
+		if (len % 2 != 0 || len < 2)
+			return;
+		memcpy(&n, rec + len - sizeof(uint16), sizeof(n));
+		if ((uint32) (n + 1) * sizeof(uint16) > len)
+			return;
+		trailer = len - (n + 1) * sizeof(uint16);
+	}
+	for (int i = 0; i < n; i++)
+	{
+		uint16		end = (uint16) len;
+
+		if (start > trailer || trailer - start < MINIDB_VERSION_HDRSZ)
+			break;
+		mask_version(rec + start);
+		if (info & MINIDB_R3_MULTI)
+			memcpy(&end, rec + trailer + i * sizeof(uint16), sizeof(end));
+		if (end < start + MINIDB_VERSION_HDRSZ)
+			break;
+		start = TYPEALIGN(4, end);
+	}
+}
+
+/*
  * The hint bits of every version of a record of len bytes.  The page may
  * be damaged: every offset is checked against len before it is used, and
  * the walk stops at the first one that does not fit.
@@ -1012,13 +1165,18 @@ mask_record(char *rec, uint32 len)
 	uint8		format;
 	uint16		nversions;
 
+	if (len >= 1 && minidb_record_format_of(rec) == MINIDB_FORMAT_V3)
+	{
+		mask_record_v3(rec, len);
+		return;
+	}
 	if (len < MINIDB_RECORD_HDRSZ)
 		return;
 	format = (uint8) rec[offsetof(MinidbRecordHeader, rh_format)];
 	memcpy(&nversions, rec + offsetof(MinidbRecordHeader, rh_nversions),
 		   sizeof(nversions));
-	if (nversions > len / MINIDB_VERSION_HDRSZ)
-		nversions = len / MINIDB_VERSION_HDRSZ;
+	if (nversions > len / MINIDB_V1_VERSION_HDRSZ)
+		nversions = len / MINIDB_V1_VERSION_HDRSZ;
 
 	if (format == MINIDB_FORMAT_V1)
 	{
@@ -1028,12 +1186,12 @@ mask_record(char *rec, uint32 len)
 		{
 			uint16		vlen;
 
-			if (off > len || len - off < MINIDB_VERSION_HDRSZ)
+			if (off > len || len - off < MINIDB_V1_VERSION_HDRSZ)
 				break;
 			mask_version(rec + off);
-			memcpy(&vlen, rec + off + offsetof(MinidbVersionHeader, vh_len),
+			memcpy(&vlen, rec + off + offsetof(MinidbVersionHeaderV1, vh_len),
 				   sizeof(vlen));
-			if (vlen < MINIDB_VERSION_HDRSZ)
+			if (vlen < MINIDB_V1_VERSION_HDRSZ)
 				break;
 			off = MAXALIGN(off + vlen);
 		}
@@ -1049,7 +1207,7 @@ mask_record(char *rec, uint32 len)
 				break;
 			memcpy(&voff, rec + doff, sizeof(voff));
 			if (voff < doff + sizeof(uint16) || voff > len ||
-				len - voff < MINIDB_VERSION_HDRSZ)
+				len - voff < MINIDB_V1_VERSION_HDRSZ)
 				break;
 			mask_version(rec + voff);
 		}
@@ -1153,6 +1311,16 @@ minidb_desc(StringInfo buf, XLogReaderState *record)
 		appendStringInfo(buf, "cutoff xid %u flags 0x%02X",
 						 xlrec->cutoff_xid, xlrec->flags);
 	}
+	else if (info == XLOG_MINIDB_LOCK)
+	{
+		xl_minidb_lock xlrec;
+
+		memcpy(&xlrec, data, SizeOfMinidbLock);
+		appendStringInfo(buf, "off %u, locker %u%s, mode %u, flags 0x%02X",
+						 xlrec.offnum, xlrec.locker,
+						 (xlrec.flags & XLMD_LOCK_MULTI) ? " (multi)" : "",
+						 xlrec.lockmode, xlrec.flags);
+	}
 	else if (info == XLOG_MINIDB_HORIZON)
 	{
 		xl_minidb_horizon *xlrec = (xl_minidb_horizon *) data;
@@ -1181,6 +1349,8 @@ minidb_identify(uint8 info)
 			return "DELTA";
 		case XLOG_MINIDB_VISIBLE:
 			return "VISIBLE";
+		case XLOG_MINIDB_LOCK:
+			return "LOCK";
 	}
 	return NULL;
 }

@@ -29,6 +29,7 @@
 #define XLOG_MINIDB_PRUNE		0x40	/* a MinidbPagePlan: prune, freeze, ... */
 #define XLOG_MINIDB_DELTA		0x50	/* page deltas, generic WAL's format */
 #define XLOG_MINIDB_VISIBLE		0x60	/* page all-visible (and frozen) */
+#define XLOG_MINIDB_LOCK		0x70	/* a record's row lockers set */
 
 /* xl_minidb_prepend.flags */
 #define XLMD_PRUNED				0x01	/* keep[] follows in the block data */
@@ -36,6 +37,8 @@
 #define XLMD_VM_CLEARED			0x04
 #define XLMD_DATA_DIFF			0x08	/* the version's data is logged as a
 										 * difference from the head's */
+#define XLMD_TO_V3				0x10	/* the record is written in format V3
+										 * (else in its own) */
 #define XLMD_HORIZON			0x40	/* a conflict horizon follows the
 										 * record's fixed part */
 
@@ -75,6 +78,23 @@ typedef struct xl_minidb_move
 	uint8		flags;			/* XLMD_SAME_PAGE etc. */
 } xl_minidb_move;
 
+/*
+ * LOCK: the row lockers of the record at offnum become locker/lockmode
+ * (minidb_record_set_lockers; an aborted end of the row goes).  With
+ * XLMD_VM_CLEARED the page's all-frozen bit was cleared.
+ */
+#define XLMD_LOCK_MULTI			0x01	/* locker is a MultiXactId */
+
+typedef struct xl_minidb_lock
+{
+	OffsetNumber offnum;
+	uint16		lockmode;		/* MINIDB_LOCK_* */
+	TransactionId locker;		/* InvalidTransactionId: none */
+	uint8		flags;			/* XLMD_LOCK_MULTI, XLMD_VM_CLEARED */
+} xl_minidb_lock;
+
+#define SizeOfMinidbLock	(offsetof(xl_minidb_lock, flags) + sizeof(uint8))
+
 /* HORIZON (older builds wrote it before removing versions) */
 typedef struct xl_minidb_horizon
 {
@@ -86,8 +106,9 @@ typedef struct xl_minidb_horizon
  * PRUNE: a MinidbPagePlan (minidb_page.h) for block 0.  Block data: for
  * each record an xl_minidb_rplan, then the actions of all records' versions
  * (one byte each, MINIDB_PLAN_*), then ndead and nunused offsets, then for
- * each record with MINIDB_RPLAN_SET_LOCKER its new locker (TransactionId)
- * and lock mode (uint16), in record order.
+ * each record with MINIDB_RPLAN_SET_LOCKER or MINIDB_RPLAN_SET_END_XID its
+ * new locker or end xid (TransactionId) and lock mode (uint16), in record
+ * order.
  */
 typedef struct xl_minidb_plan
 {

@@ -18,6 +18,9 @@
 #                    tables against the same expected file
 #   pgtap            one per assertion in test/pgtap/*.sql
 #   tap              one per top-level assertion in t/*.pl
+#   pgcore           one per test of PostgreSQL's regression suite (and one
+#                    for crashes in the server log), minidb against heap
+#   pgisolation      one per spec of PostgreSQL's isolation suite, likewise
 # A suite whose runner fails without reporting a failed test (a crash, a
 # plan that came up short) adds one failure.  Exit status: 0 only when
 # nothing failed.
@@ -27,6 +30,11 @@
 # cluster's, pg_regress's, psql's and prove's programs); FUZZ_SECONDS (60),
 # PLANT_SECONDS (120), MINIDB_CLUSTER_DIR, MINIDB_PORT (see
 # scripts/cluster.sh), KEEP_WORK=1 keeps the work folder.
+# MINIDB_PGSUITE: count (default) runs PostgreSQL's suites (pgcore,
+# pgisolation; test/pgsuite/run.sh) and counts them; report runs them and
+# shows their results without counting them in the total; skip leaves them
+# out (quick local runs).  They use clusters of their own (PGSUITE_PORT, else
+# the first free port from 5700), not the private cluster.
 #
 # The server suites run in a copy of the checkout owned by the postgres user
 # (pg_regress and the TAP tests write into the tree and PostgreSQL will not
@@ -62,6 +70,14 @@ record() {    # record SUITE PASSED FAILED NOTE
     NOTE[$1]=${4:-}
     TOTAL_PASS=$((TOTAL_PASS + $2))
     TOTAL_FAIL=$((TOTAL_FAIL + $3))
+}
+
+# A suite shown in the summary but left out of the total
+record_uncounted() {    # record_uncounted SUITE PASSED FAILED NOTE
+    SUITES+=("$1")
+    PASS[$1]=$2
+    FAIL[$1]=$3
+    NOTE[$1]="not counted (MINIDB_PGSUITE=report)${4:+; $4}"
 }
 
 summary() {
@@ -289,7 +305,61 @@ else
     record tap 0 0 "no t/*.pl"
 fi
 
-if [ "$TOTAL_FAIL" -eq 0 ] && [ "${KEEP_WORK:-0}" != 1 ]; then
+# ---------------------------------------------------------------- PostgreSQL's suites
+# PostgreSQL's own regression (pgcore) and isolation (pgisolation) suites
+# with minidb as the default table AM, each test's output compared with
+# heap's on the same machine (test/pgsuite/run.sh: own clusters, own port).
+MINIDB_PGSUITE=${MINIDB_PGSUITE:-count}
+PGSUITE_KEEP=0
+case $MINIDB_PGSUITE in
+    count | report | skip) ;;
+    *)
+        echo "run-tests: MINIDB_PGSUITE must be count, report or skip (not $MINIDB_PGSUITE)"
+        MINIDB_PGSUITE=count
+        ;;
+esac
+# the private cluster is not needed any more
+stop_cluster
+STARTED=0
+export PGSUITE_OUT=$WORK/pgsuite
+for s in core isolation; do
+    suite=pg$s
+    section "$suite (test/pgsuite/run.sh $s minidb, MINIDB_PGSUITE=$MINIDB_PGSUITE)"
+    if [ "$MINIDB_PGSUITE" = skip ]; then
+        record "$suite" 0 0 "skipped (MINIDB_PGSUITE=skip)"
+        continue
+    fi
+    # wall-clock bound: each AM's run stops itself after PGSUITE_RUN_TIMEOUT
+    # (core 900 s, isolation 1200 s); this catches anything else
+    if [ $s = core ]; then limit=${PGSUITE_CORE_LIMIT:-2100}; else limit=${PGSUITE_ISOLATION_LIMIT:-2700}; fi
+    start=$(date +%s)
+    timeout -k 60 "$limit" test/pgsuite/run.sh $s minidb >"$LOG/$suite.log" 2>&1
+    rc=$?
+    secs=$(($(date +%s) - start))
+    grep -E '^(FAILED|pgsuite: NOTE|pgsuite: sources)' "$LOG/$suite.log"
+    sed -n '/^==== .*summary ====$/,$p' "$LOG/$suite.log"
+    last=$(tail -1 "$LOG/$suite.log")
+    if [[ $last =~ ^([0-9]+)\ passed,\ ([0-9]+)\ failed$ ]]; then
+        P=${BASH_REMATCH[1]}
+        F=${BASH_REMATCH[2]}
+    else
+        P=0
+        F=0
+    fi
+    if [ $rc -eq 124 ] || [ $rc -eq 137 ]; then
+        echo "run-tests: $suite stopped after ${limit}s"
+    fi
+    runner_failed $rc && tail -10 "$LOG/$suite.log"
+    note="${secs}s; diffs: $PGSUITE_OUT/$s-minidb/diffs"
+    if [ "$MINIDB_PGSUITE" = report ]; then
+        record_uncounted "$suite" "$P" "$F" "$note"
+        [ "$F" -gt 0 ] && PGSUITE_KEEP=1
+    else
+        record "$suite" "$P" "$F" "$note"
+    fi
+done
+
+if [ "$TOTAL_FAIL" -eq 0 ] && [ "${KEEP_WORK:-0}" != 1 ] && [ "$PGSUITE_KEEP" -eq 0 ]; then
     rm -rf "$WORK"
 fi
 finish

@@ -1,43 +1,47 @@
 #!/bin/bash
-# bench/bloat.sh: the bloat benchmark, heap against minidb (a benchmark,
-# not a test).  Runs against a server that is already up (PGHOST, PGPORT,
-# PGUSER set, e.g. eval "$(scripts/cluster.sh env)"); minidb_am must be
-# installed (make install).
+# bench/bloat.sh: space, in-place updates, TPS and WAL, heap against minidb
+# (a benchmark, not a test).  Runs against a server that is already up
+# (PGHOST, PGPORT, PGUSER set, e.g. eval "$(scripts/cluster.sh env)");
+# minidb_am must be installed (make install).  Measurement rules: DESIGN.md
+# (paired runs in ABBA order, median and IQR of the per-pair ratios, heap
+# in the same run).
 #
-# For each workload (TPC-B-like: pgbench's built-in tpcb-like on its four
-# tables; and "update1": a single-table non-key update of
-# pgbench_accounts.abalance) and each client count, one run on heap and
-# one on minidb, alternately (ABBA order: heap first for the 1st, 3rd, ...
-# client count, minidb first for the others).  Every run:
+# 1. At rest: pgbench -i -s $BLOAT_REST_SCALE, VACUUM, total relation size
+#    of the four tables (tables + FSM + VM + indexes); and 100 narrow rows
+#    (k int PRIMARY KEY, v int, w text, an index on v): pages, then
+#    UPDATE ... SET w = 'y' WHERE k <= 50: rows updated in place (HOT),
+#    pages, index entries.
+# 2. Cells: for each client count in $BLOAT_CLIENTS, without and with a
+#    REPEATABLE READ reader holding its snapshot for the whole run,
+#    $BLOAT_PAIRS pairs of runs, heap then minidb or minidb then heap
+#    (alternating: ABBA).  A run: pgbench -i -s $BLOAT_SCALE, VACUUM ANALYZE,
+#    CHECKPOINT; sizes; [reader]; pgbench tpcb-like -T $BLOAT_SECONDS -c N,
+#    sampling the total size every $BLOAT_SAMPLE s; sizes, TPS, WAL bytes
+#    per transaction, and n_tup_upd / n_tup_hot_upd of the four tables
+#    (the in-place share; minidb counts an update in place as heap counts a
+#    HOT one); the reader ends.
+# 3. Summary ($OUT/summary.md): at rest; per cell the median and IQR of the
+#    per-pair ratios minidb/heap of TPS, of growth (total size after the
+#    run minus before) and of WAL per transaction, and each AM's median
+#    in-place share; $OUT/size_over_time.png: total size against time for
+#    both AMs in the last cell's first pair (gnuplot, bench/bloat_plot.gp).
 #
-#   1. pgbench -i -s $SCALE in database bloat_<am>, its tables created
-#      with default_table_access_method = <am> (PG15's pgbench has no
-#      --table-access-method), then VACUUM ANALYZE and CHECKPOINT; sizes;
-#   2. a REPEATABLE READ reader opens a snapshot in the same database (the
-#      removal horizon is per database) and holds it for the whole run;
-#   3. pgbench -T $SECONDS -c N with a per-transaction log (-l): TPS,
-#      latency p50/p99 from the log, WAL bytes per transaction from
-#      pg_current_wal_lsn() before and after / transactions;
-#   4. sizes again with the reader still holding (tables = pg_table_size,
-#      i.e. heap + FSM + VM (+ TOAST); indexes = pg_indexes_size; summed
-#      over the four tables), and for minidb the chain depth of
-#      pgbench_accounts (minidb_stats);
-#   5. the reader ends (pg_cancel_backend), VACUUM of the four tables,
-#      sizes once more.
+# The issue's setting is 5 pairs of 5 minutes (BLOAT_SECONDS=300), about
+# six hours for three client counts; the default runs 60 s.
 #
-# Output: $OUT/results.tsv (one line per run), $OUT/summary.md (the
-# tables for the README), pgbench outputs and logs in $OUT/runs/.
-#
-# Knobs: BLOAT_SCALE (10), BLOAT_SECONDS (30), BLOAT_CLIENTS ("1 2 4 8"),
-# BLOAT_WORKLOADS ("tpcb update1"), BLOAT_OUT (bench/out/bloat),
-# BLOAT_KEEP_LOGS=1 keeps pgbench's per-transaction logs.
+# Knobs: BLOAT_SCALE (10), BLOAT_REST_SCALE (10), BLOAT_SECONDS (60),
+# BLOAT_CLIENTS ("1 4 8"), BLOAT_READER ("none held"), BLOAT_PAIRS (5),
+# BLOAT_SAMPLE (5), BLOAT_OUT (bench/out/bloat).
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
 REPO=$(cd "$HERE/.." && pwd)
 SCALE=${BLOAT_SCALE:-10}
-SECONDS_PER_RUN=${BLOAT_SECONDS:-30}
-CLIENTS=${BLOAT_CLIENTS:-1 2 4 8}
-WORKLOADS=${BLOAT_WORKLOADS:-tpcb update1}
+REST_SCALE=${BLOAT_REST_SCALE:-10}
+SECONDS_PER_RUN=${BLOAT_SECONDS:-60}
+CLIENTS=${BLOAT_CLIENTS:-1 4 8}
+READERS=${BLOAT_READER:-none held}
+PAIRS=${BLOAT_PAIRS:-5}
+SAMPLE=${BLOAT_SAMPLE:-5}
 OUT=${BLOAT_OUT:-$REPO/bench/out/bloat}
 RUNS=$OUT/runs
 
@@ -48,6 +52,7 @@ q() {    # q DB SQL: one value
 
 command -v pgbench >/dev/null || die "pgbench not found"
 q postgres "SELECT 1" >/dev/null || die "no server (set PGHOST/PGPORT/PGUSER)"
+rm -rf "$RUNS"
 mkdir -p "$RUNS" || die "cannot create $RUNS"
 
 for am in heap minidb; do
@@ -58,26 +63,23 @@ for am in heap minidb; do
         die "cannot create extension minidb_am in bloat_$am"
 done
 
-cat >"$OUT/update1.sql" <<'EOF'
-\set aid random(1, 100000 * :scale)
-\set delta random(-5000, 5000)
-UPDATE pgbench_accounts SET abalance = abalance + :delta WHERE aid = :aid;
-EOF
+TABLES="'pgbench_accounts', 'pgbench_branches', 'pgbench_tellers', 'pgbench_history'"
+SIZE_SQL="SELECT coalesce(sum(pg_total_relation_size(c.oid)), 0)
+            FROM pg_class c WHERE c.relname IN ($TABLES)
+             AND c.relkind = 'r' AND c.relnamespace = 'public'::regnamespace"
+UPD_SQL="SELECT coalesce(sum(n_tup_upd), 0) || ' ' || coalesce(sum(n_tup_hot_upd), 0)
+           FROM pg_stat_user_tables WHERE relname IN ($TABLES)"
 
-SIZES_SQL="SELECT coalesce(sum(pg_table_size(c.oid)), 0) || ' ' || coalesce(sum(pg_indexes_size(c.oid)), 0)
-             FROM pg_class c WHERE c.relname IN ('pgbench_accounts', 'pgbench_branches',
-                                                  'pgbench_tellers', 'pgbench_history')
-              AND c.relkind = 'r' AND c.relnamespace = 'public'::regnamespace"
-
-# percentile (0..1) of the latency column (us) of pgbench -l logs, in ms
-latency_pct() {
-    local files=$1 p=$2
-    # shellcheck disable=SC2086
-    cat $files | awk '{print $3}' | sort -n | awk -v p="$p" '
-        { v[NR] = $1 }
-        END { if (NR == 0) { print "NaN"; exit }
-              i = int(p * NR + 0.999999); if (i < 1) i = 1; if (i > NR) i = NR;
-              printf "%.3f\n", v[i] / 1000 }'
+init_db() {    # init_db AM SCALE TAG
+    local am=$1 scale=$2 tag=$3 db=bloat_$1
+    PGOPTIONS="-c default_table_access_method=$am" \
+        pgbench -i -s "$scale" -q -d "$db" >"$RUNS/$tag.init.txt" 2>&1 ||
+        die "pgbench -i failed for $tag (see $RUNS/$tag.init.txt)"
+    [ "$(q "$db" "SELECT amname FROM pg_class c JOIN pg_am a ON a.oid = c.relam
+                  WHERE c.relname = 'pgbench_accounts'")" = "$am" ] ||
+        die "pgbench_accounts is not a $am table"
+    q "$db" "VACUUM ANALYZE" >/dev/null
+    q "$db" "CHECKPOINT" >/dev/null
 }
 
 start_reader() {    # start_reader DB
@@ -106,114 +108,160 @@ stop_reader() {    # stop_reader DB
     wait "$READER_SHELL" 2>/dev/null
 }
 
-run_one() {    # run_one AM WORKLOAD CLIENTS
-    local am=$1 wl=$2 c=$3 db=bloat_$1 tag="$2.c$3.$1"
-    local threads=$(( c < 2 ? c : 2 ))
-    local script_args
-    if [ "$wl" = tpcb ]; then script_args=(-b tpcb-like); else script_args=(-f "$OUT/update1.sql"); fi
+sampler() {    # sampler DB FILE: "seconds bytes" every $SAMPLE s, until killed
+    local db=$1 file=$2 t0; t0=$(date +%s)
+    while :; do
+        echo "$(( $(date +%s) - t0 )) $(q "$db" "$SIZE_SQL")" >>"$file"
+        sleep "$SAMPLE"
+    done
+}
 
-    PGOPTIONS="-c default_table_access_method=$am" \
-        pgbench -i -s "$SCALE" -q -d "$db" >"$RUNS/$tag.init.txt" 2>&1 ||
-        die "pgbench -i failed for $tag (see $RUNS/$tag.init.txt)"
-    [ "$(q "$db" "SELECT amname FROM pg_class c JOIN pg_am a ON a.oid = c.relam
-                  WHERE c.relname = 'pgbench_accounts'")" = "$am" ] ||
-        die "pgbench_accounts is not a $am table"
-    q "$db" "VACUUM ANALYZE" >/dev/null
-    q "$db" "CHECKPOINT" >/dev/null
-    read -r t0 i0 <<<"$(q "$db" "$SIZES_SQL")"
-
-    start_reader "$db"
+run_one() {    # run_one AM CLIENTS READER PAIR
+    local am=$1 c=$2 reader=$3 pair=$4 db=bloat_$1
+    local tag="c$2.$3.p$4.$1" threads=$(( c < 2 ? c : 2 ))
+    init_db "$am" "$SCALE" "$tag"
+    local s0; s0=$(q "$db" "$SIZE_SQL")
+    local u0 h0; read -r u0 h0 <<<"$(q "$db" "$UPD_SQL")"
+    [ "$reader" = held ] && start_reader "$db"
     local lsn0; lsn0=$(q "$db" "SELECT pg_current_wal_lsn()")
-    rm -f "$RUNS/log.$tag".*
-    pgbench -n -d "$db" -c "$c" -j "$threads" -T "$SECONDS_PER_RUN" -l \
-        --log-prefix="$RUNS/log.$tag" "${script_args[@]}" >"$RUNS/$tag.pgbench.txt" 2>&1 ||
-        die "pgbench failed for $tag (see $RUNS/$tag.pgbench.txt)"
+    sampler "$db" "$RUNS/size.$tag.dat" &
+    local spid=$!
+    pgbench -n -d "$db" -c "$c" -j "$threads" -T "$SECONDS_PER_RUN" -b tpcb-like \
+        >"$RUNS/$tag.pgbench.txt" 2>&1 ||
+        { kill "$spid"; die "pgbench failed for $tag (see $RUNS/$tag.pgbench.txt)"; }
+    kill "$spid"; wait "$spid" 2>/dev/null
     local lsn1; lsn1=$(q "$db" "SELECT pg_current_wal_lsn()")
     local wal; wal=$(q "$db" "SELECT pg_wal_lsn_diff('$lsn1', '$lsn0')::bigint")
-    read -r t1 i1 <<<"$(q "$db" "$SIZES_SQL")"
-    local depth="-"
-    if [ "$am" = minidb ]; then
-        depth=$(q "$db" "SELECT depth_max || '/' || depth_p99 FROM minidb_stats('pgbench_accounts')")
-    fi
-    stop_reader "$db"
-    q "$db" "VACUUM pgbench_accounts, pgbench_branches, pgbench_tellers, pgbench_history" >/dev/null
-    read -r t2 i2 <<<"$(q "$db" "$SIZES_SQL")"
-
-    local tps txns p50 p99
+    local s1; s1=$(q "$db" "$SIZE_SQL")
+    echo "$SECONDS_PER_RUN $s1" >>"$RUNS/size.$tag.dat"
+    q "$db" "SELECT pg_stat_force_next_flush()" >/dev/null
+    sleep 1
+    local u1 h1; read -r u1 h1 <<<"$(q "$db" "$UPD_SQL")"
+    [ "$reader" = held ] && stop_reader "$db"
+    local tps txns
     tps=$(sed -n 's/^tps = \([0-9.]*\) (without initial connection time)/\1/p' "$RUNS/$tag.pgbench.txt")
     txns=$(sed -n 's/^number of transactions actually processed: \([0-9]*\).*/\1/p' "$RUNS/$tag.pgbench.txt")
-    p50=$(latency_pct "$RUNS/log.$tag.*" 0.50)
-    p99=$(latency_pct "$RUNS/log.$tag.*" 0.99)
-    [ "${BLOAT_KEEP_LOGS:-0}" = 1 ] || rm -f "$RUNS/log.$tag".*
-    printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' \
-        "$wl" "$c" "$am" "$tps" "$p50" "$p99" "$txns" "$wal" \
-        "$t0" "$i0" "$t1" "$i1" "$t2" "$i2" "$depth" >>"$OUT/results.tsv"
-    printf 'bloat: %-7s c=%-2s %-6s tps=%-9s p50=%sms p99=%sms total %s -> %s MB (after VACUUM %s MB) WAL/txn=%s\n' \
-        "$wl" "$c" "$am" "$tps" "$p50" "$p99" \
-        "$(( (t0 + i0) / 1048576 ))" "$(( (t1 + i1) / 1048576 ))" "$(( (t2 + i2) / 1048576 ))" \
-        "$(( txns > 0 ? wal / txns : 0 ))"
+    printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$c" "$reader" "$pair" "$am" \
+        "$tps" "$txns" "$wal" "$s0" "$s1" "$(( u1 - u0 )) $(( h1 - h0 ))" >>"$OUT/results.tsv"
+    printf 'bloat: c=%-2s reader=%-4s pair %s %-6s tps=%-9s size %s -> %s MB  WAL/txn=%s  in place %s of %s updates\n' \
+        "$c" "$reader" "$pair" "$am" "$tps" "$(( s0 / 1048576 ))" "$(( s1 / 1048576 ))" \
+        "$(( txns > 0 ? wal / txns : 0 ))" "$(( h1 - h0 ))" "$(( u1 - u0 ))"
+}
+
+at_rest() {
+    local am db
+    : >"$OUT/rest.tsv"
+    for am in heap minidb; do
+        db=bloat_$am
+        init_db "$am" "$REST_SCALE" "rest.$am"
+        q "$db" "DROP TABLE IF EXISTS narrow" >/dev/null
+        q "$db" "CREATE TABLE narrow (k int PRIMARY KEY, v int, w text) USING $am" >/dev/null
+        q "$db" "CREATE INDEX ON narrow (v)" >/dev/null
+        q "$db" "INSERT INTO narrow SELECT g, g, 'x' FROM generate_series(1, 100) g" >/dev/null
+        local p0; p0=$(q "$db" "SELECT pg_relation_size('narrow') / 8192")
+        local u0 h0; read -r u0 h0 <<<"$(q "$db" "SELECT n_tup_upd || ' ' || n_tup_hot_upd FROM pg_stat_user_tables WHERE relname = 'narrow'")"
+        q "$db" "UPDATE narrow SET w = 'y' WHERE k <= 50" >/dev/null
+        q "$db" "SELECT pg_stat_force_next_flush()" >/dev/null
+        sleep 1
+        local u1 h1; read -r u1 h1 <<<"$(q "$db" "SELECT n_tup_upd || ' ' || n_tup_hot_upd FROM pg_stat_user_tables WHERE relname = 'narrow'")"
+        local p1; p1=$(q "$db" "SELECT pg_relation_size('narrow') / 8192")
+        local ix; ix=$(q "$db" "SELECT pg_relation_size('narrow_v_idx') / 8192 || '/' || pg_relation_size('narrow_pkey') / 8192")
+        printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$am" "$(q "$db" "$SIZE_SQL")" \
+            "$(q "$db" "SELECT pg_relation_size('pgbench_accounts') / 8192")" \
+            "$p0" "$p1" "$(( h1 - h0 ))/$(( u1 - u0 ))" "$ix" >>"$OUT/rest.tsv"
+        q "$db" "DROP TABLE narrow" >/dev/null
+    done
 }
 
 started=$(date +%s)
-echo "bloat: scale $SCALE, $SECONDS_PER_RUN s per run, clients: $CLIENTS; workloads: $WORKLOADS"
+echo "bloat: scale $SCALE (at rest $REST_SCALE), $SECONDS_PER_RUN s per run, clients: $CLIENTS, reader: $READERS, $PAIRS pairs"
 echo "bloat: machine: $(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GB", $2/1048576}' /proc/meminfo); load before: $(cut -d' ' -f1-3 /proc/loadavg)"
-echo "bloat: server: $(q postgres "SELECT version()" | cut -d, -f1); shared_buffers $(q postgres "SHOW shared_buffers"), synchronous_commit $(q postgres "SHOW synchronous_commit"), full_page_writes $(q postgres "SHOW full_page_writes"), fsync $(q postgres "SHOW fsync")"
-printf 'workload\tclients\tam\ttps\tp50_ms\tp99_ms\ttxns\twal_bytes\ttable_before\tindex_before\ttable_held\tindex_held\ttable_vacuumed\tindex_vacuumed\tdepth_max_p99\n' >"$OUT/results.tsv"
+echo "bloat: server: $(q postgres "SELECT version()" | cut -d, -f1); shared_buffers $(q postgres "SHOW shared_buffers"), synchronous_commit $(q postgres "SHOW synchronous_commit"), full_page_writes $(q postgres "SHOW full_page_writes"), shared_preload_libraries '$(q postgres "SHOW shared_preload_libraries")'"
 
-for wl in $WORKLOADS; do
-    n=0
-    for c in $CLIENTS; do
-        if [ $((n % 2)) = 0 ]; then order="heap minidb"; else order="minidb heap"; fi
-        for am in $order; do
-            run_one "$am" "$wl" "$c"
+at_rest
+: >"$OUT/results.tsv"
+for c in $CLIENTS; do
+    for reader in $READERS; do
+        for pair in $(seq 1 "$PAIRS"); do
+            if [ $((pair % 2)) = 1 ]; then order="heap minidb"; else order="minidb heap"; fi
+            for am in $order; do
+                run_one "$am" "$c" "$reader" "$pair"
+            done
         done
-        n=$((n + 1))
     done
 done
 
-# ---- the summary tables ----
-awk -F'\t' '
-function mb(x) { return sprintf("%.1f", x / 1048576) }
-NR == 1 { next }
+# ---- the summary ----
 {
-    key = $1 SUBSEP $2
-    if (!(key in seen)) { order[++n] = key; seen[key] = 1 }
-    tps[key, $3] = $4; p50[key, $3] = $5; p99[key, $3] = $6
-    walx[key, $3] = ($7 > 0 ? $8 / $7 : 0)
-    tb[key, $3] = $9; ib[key, $3] = $10; th[key, $3] = $11; ih[key, $3] = $12
-    tv[key, $3] = $13; iv[key, $3] = $14; depth[key, $3] = $15
+awk -F'\t' '
+{ am = $1; total[am] = $2; acc[am] = $3; n0[am] = $4; n1[am] = $5; hot[am] = $6; ix[am] = $7 }
+END {
+    print "At rest (pgbench -i -s '"$REST_SCALE"', VACUUM; total relation size of the four tables, indexes included):"
+    print ""
+    print "| | heap | minidb | minidb/heap |"
+    print "|---|---:|---:|---:|"
+    printf "| total size, MB | %.1f | %.1f | %.3f |\n", total["heap"] / 1048576, total["minidb"] / 1048576, total["minidb"] / total["heap"]
+    printf "| pgbench_accounts, pages | %d | %d | %.3f |\n", acc["heap"], acc["minidb"], acc["minidb"] / acc["heap"]
+    printf "| 100 narrow rows, pages | %d | %d | |\n", n0["heap"], n0["minidb"]
+    printf "| after UPDATE w of 50 rows: in place (HOT) / updated | %s | %s | |\n", hot["heap"], hot["minidb"]
+    printf "| ... pages | %d | %d | |\n", n1["heap"], n1["minidb"]
+    printf "| ... index pages (v / pkey) | %s | %s | |\n", ix["heap"], ix["minidb"]
+    print ""
+}' "$OUT/rest.tsv"
+
+awk -F'\t' '
+function pct(a, n, p,   i, f, h) {     # a[1..n] sorted; type-7 quantile
+    if (n == 0) return "n/a"
+    h = (n - 1) * p + 1; i = int(h); f = h - i
+    return (i >= n) ? a[n] : a[i] + f * (a[i + 1] - a[i])
+}
+function sortn(a, n,   i, j, t) { for (i = 2; i <= n; i++) for (j = i; j > 1 && a[j - 1] > a[j]; j--) { t = a[j]; a[j] = a[j - 1]; a[j - 1] = t } }
+function stat(name, key,   n, i, a) {
+    n = cnt[name, key]; for (i = 1; i <= n; i++) a[i] = val[name, key, i]
+    sortn(a, n)
+    return sprintf("%.2f [%.2f..%.2f]", pct(a, n, 0.5), pct(a, n, 0.25), pct(a, n, 0.75))
+}
+function add(name, key, x) { val[name, key, ++cnt[name, key]] = x }
+{
+    c = $1; r = $2; p = $3; am = $4; key = c SUBSEP r
+    if (!(key in seen)) { order[++nk] = key; seen[key] = 1 }
+    tps[key, p, am] = $5; txn[key, p, am] = $6; wal[key, p, am] = $7
+    grow[key, p, am] = $9 - $8; split($10, u, " ")
+    if (u[1] > 0) add("share_" am, key, u[2] / u[1])
+    pairs[key, p] = 1; np[key] = (p > np[key] ? p : np[key])
 }
 END {
-    print "| workload | clients | AM | TPS | p50 ms | p99 ms | tables MB before -> held | indexes MB before -> held | total growth MB | WAL B/txn | total MB after reader ends + VACUUM | chain depth max/p99 |"
-    print "|---|---:|---|---:|---:|---:|---|---|---:|---:|---:|---|"
-    for (k = 1; k <= n; k++) {
-        split(order[k], kc, SUBSEP)
-        for (a = 1; a <= 2; a++) {
-            am = (a == 1 ? "heap" : "minidb"); key = order[k]
-            if (!((key, am) in tps)) continue
-            printf "| %s | %s | %s | %.0f | %s | %s | %s -> %s | %s -> %s | %s | %.0f | %s | %s |\n",
-                kc[1], kc[2], am, tps[key, am], p50[key, am], p99[key, am],
-                mb(tb[key, am]), mb(th[key, am]), mb(ib[key, am]), mb(ih[key, am]),
-                mb(th[key, am] + ih[key, am] - tb[key, am] - ib[key, am]),
-                walx[key, am], mb(tv[key, am] + iv[key, am]), depth[key, am]
+    print "pgbench tpcb-like, scale '"$SCALE"', '"$SECONDS_PER_RUN"' s per run, '"$PAIRS"' pairs per cell; median [IQR] of the per-pair ratios minidb/heap:"
+    print ""
+    print "| clients | reader | TPS | growth of total size | WAL bytes/txn | in-place share heap | in-place share minidb | growth heap MB | growth minidb MB |"
+    print "|---:|---|---:|---:|---:|---:|---:|---:|---:|"
+    for (k = 1; k <= nk; k++) {
+        key = order[k]; split(key, kc, SUBSEP)
+        gh = 0; gm = 0; m = 0
+        for (p = 1; p <= np[key]; p++) {
+            if (!((key, p, "heap") in tps) || !((key, p, "minidb") in tps)) continue
+            add("tps", key, tps[key, p, "minidb"] / tps[key, p, "heap"])
+            if (grow[key, p, "heap"] > 0) add("grow", key, grow[key, p, "minidb"] / grow[key, p, "heap"])
+            add("wal", key, (wal[key, p, "minidb"] / txn[key, p, "minidb"]) / (wal[key, p, "heap"] / txn[key, p, "heap"]))
+            gh += grow[key, p, "heap"]; gm += grow[key, p, "minidb"]; m++
         }
+        printf "| %s | %s | %s | %s | %s | %s | %s | %.1f | %.1f |\n", kc[1], kc[2],
+            stat("tps", key), (cnt["grow", key] ? stat("grow", key) : "n/a (heap did not grow)"),
+            stat("wal", key), stat("share_heap", key), stat("share_minidb", key),
+            (m ? gh / m / 1048576 : 0), (m ? gm / m / 1048576 : 0)
     }
     print ""
-    print "| workload | clients | TPS minidb/heap | total growth minidb/heap | index growth minidb/heap | WAL/txn minidb/heap |"
-    print "|---|---:|---:|---:|---:|---:|"
-    for (k = 1; k <= n; k++) {
-        split(order[k], kc, SUBSEP); key = order[k]
-        if (!((key, "heap") in tps) || !((key, "minidb") in tps)) continue
-        gh = th[key, "heap"] + ih[key, "heap"] - tb[key, "heap"] - ib[key, "heap"]
-        gm = th[key, "minidb"] + ih[key, "minidb"] - tb[key, "minidb"] - ib[key, "minidb"]
-        xh = ih[key, "heap"] - ib[key, "heap"]; xm = ih[key, "minidb"] - ib[key, "minidb"]
-        printf "| %s | %s | %.2f | %s | %s | %.2f |\n", kc[1], kc[2],
-            tps[key, "minidb"] / tps[key, "heap"],
-            (gh > 0 ? sprintf("%.2f", gm / gh) : "n/a"),
-            (xh > 0 ? sprintf("%.2f", xm / xh) : (xm <= 0 ? "0 vs 0" : "n/a")),
-            (walx[key, "heap"] > 0 ? walx[key, "minidb"] / walx[key, "heap"] : 0)
-    }
-}' "$OUT/results.tsv" >"$OUT/summary.md"
+    print "(growth: total relation size after the run minus before, indexes included, mean per run in the last two columns.)"
+}' "$OUT/results.tsv"
+} >"$OUT/summary.md"
+
+# the plot: the last cell, first pair
+last_c=${CLIENTS##* }; last_r=${READERS##* }
+hd=$RUNS/size.c$last_c.$last_r.p1.heap.dat; md=$RUNS/size.c$last_c.$last_r.p1.minidb.dat
+if command -v gnuplot >/dev/null && [ -s "$hd" ] && [ -s "$md" ]; then
+    gnuplot -e "heapfile='$hd'; minidbfile='$md'; outfile='$OUT/size_over_time.png'; subtitle='pgbench tpcb-like, scale $SCALE, $last_c clients, reader $last_r'" \
+        "$HERE/bloat_plot.gp" || echo "bloat: gnuplot failed" >&2
+fi
 
 echo
 cat "$OUT/summary.md"

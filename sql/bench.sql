@@ -188,7 +188,7 @@ SELECT pg_temp.try($$SELECT * FROM minidb_bench_ab('heap', 'view_lazy', 1, 'newe
 SELECT pg_temp.try($$SELECT * FROM minidb_bench_ab(NULL, 'view_lazy', 1, 'newest')$$);
 SELECT pg_temp.try($$SELECT * FROM minidb_bench_ab('heap', 'view_lazy', 1, NULL)$$);
 SELECT pg_temp.try($$SELECT * FROM minidb_bench_ab('heap', 'view_lazy', 1, 'newest', NULL)$$);
-SELECT pg_temp.try($$SELECT * FROM minidb_bench_chain_depth('{1}', 10, format => 'v3')$$);
+SELECT pg_temp.try($$SELECT * FROM minidb_bench_chain_depth('{1}', 10, format => 'v4')$$);
 SELECT pg_temp.try($$SELECT * FROM minidb_bench_chain_rows('{1}', format => NULL)$$);
 SELECT pg_temp.try($$SELECT * FROM minidb_bench_ab('view_lazy', 'view_lazy', 1, 'newest', b_format => 'V2')$$);
 

@@ -255,6 +255,8 @@ SELECT pg_temp.try($$SELECT * FROM minidb_bench_chain_depth('{1}', 100000001)$$)
 SELECT pg_temp.try($$SELECT * FROM minidb_bench_ab('heap', 'view_lazy', 1, 'newest', 1000, 100000000)$$) AS too_many_pairs;
 SELECT pg_temp.try($$SELECT * FROM minidb_bench_copy_vs_alloc(1048576, 1000000)$$) AS too_many_bytes;
 -- minidb_chain_build is bounded too (every prepend moves the record)
+SELECT pg_temp.try($$SELECT minidb_chain_build(ARRAY(SELECT repeat(chr(64 + g), 40000) FROM generate_series(1, 2) g))$$) AS v3_too_long;
+SET minidb.record_format = v2;
 SELECT pg_temp.try($$SELECT minidb_chain_build(ARRAY(SELECT repeat('x', 40000) FROM generate_series(1, 2)))$$) AS v2_too_long;
 SET minidb.record_format = v1;
 SELECT pg_temp.try($$SELECT minidb_chain_build(ARRAY(SELECT 'x' FROM generate_series(1, 32767)))$$) AS v1_too_long;

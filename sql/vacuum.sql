@@ -43,10 +43,11 @@ BEGIN
 END $$;
 
 CREATE TABLE m (id int PRIMARY KEY, k int, v text) USING minidb
-  WITH (autovacuum_enabled = off);
+  WITH (autovacuum_enabled = off, fillfactor = 80);
 CREATE INDEX m_k ON m (k);
 INSERT INTO m SELECT i, i, 'v' || i FROM generate_series(1, 3000) i;
--- chains: two in-place updates of an unindexed column
+-- chains: two in-place updates of an unindexed column (the fillfactor
+-- leaves them room, as it would heap's HOT updates)
 UPDATE m SET v = v || 'a' WHERE id % 3 = 0;
 UPDATE m SET v = v || 'b' WHERE id % 3 = 0;
 -- dead records: deleted rows, and rows moved by an indexed-column update
@@ -119,7 +120,9 @@ SELECT relallvisible = relpages AS all_visible FROM pg_class WHERE oid = 'm'::re
 UPDATE m SET v = 'after freeze' WHERE id = 1;
 DELETE FROM m WHERE id = 2;
 SELECT id, v FROM m WHERE id <= 3 ORDER BY id;
-SELECT position, flags FROM minidb_chain('m', (SELECT ctid FROM m WHERE id = 1)) ORDER BY position;
+-- (the new version's hint bits depend on when its commit reached the disk)
+SELECT position, flags LIKE '%frozen%' AS frozen
+  FROM minidb_chain('m', (SELECT ctid FROM m WHERE id = 1)) ORDER BY position;
 
 -- 4. truncation of empty pages at the end, honouring vacuum_truncate
 CREATE TABLE tr (id int PRIMARY KEY, k int, v text) USING minidb

@@ -1,7 +1,7 @@
 # A damaged record, found and removed (issue 15, item 3).
 #
 # Two records of a minidb table get their record header damaged on disk
-# (rh_nversions set to 0 with the server stopped; no data checksums).
+# (a V3 header bit set without its field, with the server stopped; no data checksums).
 # Then, as a DBA meets it: sequential scans, pg_dump and DELETE ... WHERE
 # ctid of the record fail with XX001; pg_amcheck says nothing (it checks
 # heap tables only); minidb_check lists both records; VACUUM leaves them
@@ -57,7 +57,8 @@ sysseek($ufh, 8192 + 8184, 0) or die;
 syswrite($ufh, pack('v', 0), 2) == 2 or die;
 close($ufh);
 
-# rh_nversions (bytes 2..3 of the record) := 0
+# the record's xinfo (byte 1 of a V3 record) := a lock-only bit without
+# the xmax field it describes
 open(my $fh, '+<:raw', $path) or die "open $path: $!";
 for my $tid (@victims)
 {
@@ -66,8 +67,8 @@ for my $tid (@victims)
 	sysseek($fh, $blk * 8192 + 24 + ($off - 1) * 4, 0) or die;
 	sysread($fh, $lp, 4) == 4 or die;
 	my $lp_off = unpack('V', $lp) & 0x7fff;
-	sysseek($fh, $blk * 8192 + $lp_off + 2, 0) or die;
-	syswrite($fh, pack('v', 0), 2) == 2 or die;
+	sysseek($fh, $blk * 8192 + $lp_off + 1, 0) or die;
+	syswrite($fh, pack('C', 0x02), 1) == 1 or die;
 }
 close($fh);
 $node->start;
@@ -99,7 +100,7 @@ ok($amcheck_ok && $stderr !~ /public\.t\b/,
 # What finds them
 is($node->safe_psql('postgres',
 		q{SELECT string_agg(format('%s %s %s', ctid, coalesce(version::text, 'header'), field), '; ' ORDER BY ctid) FROM minidb_check('t')}),
-	"$victims[0] header rh_nversions; $victims[1] header rh_nversions",
+	"$victims[0] header r3_xinfo; $victims[1] header r3_xinfo",
 	'minidb_check lists both records and the field at fault');
 is($node->safe_psql('postgres',
 		q{SELECT string_agg(format('%s %s', ctid, field), '; ' ORDER BY ctid) FROM minidb_check('u')}),

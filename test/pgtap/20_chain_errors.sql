@@ -39,7 +39,7 @@ INSERT INTO damaged VALUES
 	('trailing bytes', pg_temp.with_len(:'c'::bytea || '\x0000000000000000'::bytea),
 	 'corrupted minidb record: version 3, field "vh_len": last version ends at 116 but the record ends at 124 (8 trailing bytes)'),
 	('unknown format', set_byte(:'c'::bytea, 0, 9),
-	 'corrupted minidb record: record header, field "rh_format": unknown record format 9 (this build reads formats 1 to 2)'),
+	 'corrupted minidb record: record header, field "rh_format": unknown record format 9 (this build reads formats 1 to 3)'),
 	('shorter than a header', '\x01'::bytea,
 	 'corrupted minidb record: record header, field "rh_len": record length 1 is shorter than the record header (24 bytes)');
 

@@ -1,0 +1,1049 @@
+/*-------------------------------------------------------------------------
+ *
+ * test_chain_v3.c
+ *	  Unit tests of the compact record format (chain_v3.c), run outside the
+ *	  server (make unittest).
+ *
+ * Output is TAP, as test_chain.c's.  The model chains here share bytes
+ * between neighbours the way updated rows do (a changed column among
+ * unchanged ones), so that older versions are stored as differences, and
+ * now and then a version shares nothing, so that some stay whole.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres_fe.h"
+
+#include "chain_shim.h"
+#include "access/transam.h"
+#include "chain.h"
+
+static int	ntests = 0;
+static int	nfailed = 0;
+
+static bool ok(bool cond, const char *fmt,...) pg_attribute_printf(2, 3);
+
+static bool
+ok(bool cond, const char *fmt,...)
+{
+	va_list		ap;
+
+	ntests++;
+	if (!cond)
+		nfailed++;
+	printf("%sok %d - [v3] ", cond ? "" : "not ", ntests);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+	fflush(stdout);
+	return cond;
+}
+
+typedef struct Buf
+{
+	char	   *p;
+	uint32		size;
+	uint32		len;
+} Buf;
+
+static Buf
+buf_new(uint32 size)
+{
+	Buf			b;
+
+	b.p = palloc0(size);
+	b.size = size;
+	b.len = 0;
+	return b;
+}
+
+/* ---- the model ---- */
+
+#define MODEL_MAX_DATA 300
+
+/*
+ * Version i of a model row: an account-like row whose balance (bytes 4..7)
+ * changes every version, whose tail grows every fourth version, and which
+ * every seventh version is rewritten entirely.
+ */
+static MinidbVersionData
+model(int i, char *space)
+{
+	MinidbVersionData v;
+	static const bits8 bitmap[2] = {0x05, 0x01};
+	int32		balance = i * 37;
+	uint32		len = 97 + (i / 4) % 5 * 3;
+
+	memset(&v, 0, sizeof(v));
+	v.xmin = FirstNormalTransactionId + i;
+	v.cid = i % 5;
+	v.flags = MINIDB_V_XMIN_COMMITTED | MINIDB_V_HASVARWIDTH;
+	v.natts = 4;
+	memset(space, 'x', len);
+	memcpy(space, "acct", 4);
+	memcpy(space + 4, &balance, 4);
+	if (i % 7 == 6)
+		for (uint32 b = 0; b < len; b++)
+			space[b] = (char) ('A' + (b * 7 + i) % 26);
+	v.data = space;
+	v.datalen = len;
+	if (i % 5 == 3)
+	{
+		v.flags |= MINIDB_V_HASNULL;
+		v.natts = 9;
+		v.bitmap = bitmap;
+	}
+	return v;
+}
+
+static bool
+same_version(const MinidbVersionData *a, const MinidbVersionData *b)
+{
+	uint16		mask = ~(MINIDB_V_ENC_MASK | MINIDB_V_COMBOCID);
+
+	if (a->xmin != b->xmin || a->cid != b->cid ||
+		(a->flags & mask) != (b->flags & mask) ||
+		a->natts != b->natts || a->datalen != b->datalen)
+		return false;
+	if ((a->bitmap == NULL) != (b->bitmap == NULL))
+		return false;
+	if (a->bitmap &&
+		memcmp(a->bitmap, b->bitmap, MINIDB_BITMAPLEN(a->natts)) != 0)
+		return false;
+	return a->datalen == 0 || memcmp(a->data, b->data, a->datalen) == 0;
+}
+
+/* A record holding model versions depth-1 .. 0, newest (0) first */
+static Buf
+model_chain(int depth)
+{
+	Buf			b = buf_new(256 * (depth + 2) + 4096);
+	char		space[MODEL_MAX_DATA];
+	MinidbVersionData v = model(depth - 1, space);
+
+	b.len = minidb_record_build_as(b.p, b.size, &v, MINIDB_FORMAT_V3);
+	for (int i = depth - 2; i >= 0; i--)
+	{
+		v = model(i, space);
+		b.len = minidb_record_prepend(b.p, b.size, b.p, b.len, &v);
+	}
+	return b;
+}
+
+/* Does the record decode to model versions first.. (first+n-1), base on? */
+static bool
+decodes_to_model(const char *rec, uint32 len, int base, int first, int n)
+{
+	MinidbVersionData *vs;
+	MinidbChainError err;
+	int			got = minidb_chain_decode_all(rec, len, &vs, &err);
+	bool		same = (got == base + n);
+
+	if (got < 0)
+		printf("# decode_all: version %d, field %s: %s\n",
+			   err.version, err.field, err.detail);
+	for (int i = 0; same && i < n; i++)
+	{
+		char		space[MODEL_MAX_DATA];
+		MinidbVersionData m = model(first + i, space);
+
+		same = same_version(&vs[base + i], &m);
+		if (!same)
+			printf("# version %d differs from model %d\n", base + i, first + i);
+	}
+	if (got > 0)
+		minidb_chain_free_all(vs, got);
+	return same;
+}
+
+/* The iterator yields what the reference walker decodes, rebuilt alike */
+static bool
+iterator_matches_reference(char *rec, uint32 len, MinidbDeltaBuf *db)
+{
+	MinidbVersionData *vs;
+	MinidbChainError err;
+	MinidbChainIter it;
+	MinidbVersionRef ref;
+	bool		damaged;
+	int			n = minidb_chain_decode_all(rec, len, &vs, &err);
+	int			seen = 0;
+	bool		same = true;
+
+	if (n < 0 || !minidb_chain_iter_init(&it, rec, len, &err))
+		return false;
+	while (minidb_chain_iter_next(&it, &ref, &err, &damaged))
+	{
+		MinidbVersionData fv;
+		MinidbVersionData want = vs[seen];
+
+		minidb_version_get_buf(rec, &ref, &fv, db);
+		/* the reference walker gives the raw xmax of a virtual marker */
+		if (ref.index != seen || seen >= n || !same_version(&fv, &want))
+			same = false;
+		seen++;
+	}
+	minidb_chain_free_all(vs, n);
+	return same && !damaged && seen == n;
+}
+
+/* ---- visibility cuts: the fast walker against the reference ---- */
+
+typedef struct Cut
+{
+	int			oldest_k;		/* sees the versions of the oldest k xids */
+	int			nversions;
+	uint64		skip;			/* bit i%64: version i is "aborted" */
+	int			calls;
+} Cut;
+
+static bool
+cut_visible(MinidbVersionHeader *vh, int index, void *arg)
+{
+	Cut		   *c = (Cut *) arg;
+
+	c->calls++;
+	if (c->skip & (UINT64CONST(1) << (index % 64)))
+		return false;
+	return index >= c->nversions - c->oldest_k;
+}
+
+static bool
+walkers_agree_on_cuts(char *rec, uint32 len, MinidbDeltaBuf *db)
+{
+	MinidbVersionData *vs;
+	MinidbChainError err;
+	int			n = minidb_chain_decode_all(rec, len, &vs, &err);
+	bool		agree = n > 0;
+
+	for (int k = 0; agree && k <= n; k++)
+		for (int s = 0; agree && s < 3; s++)
+		{
+			Cut			a = {k, n, s == 0 ? 0 : (s == 1 ? 0x5 : 0x2A), 0};
+			Cut			b = a;
+			MinidbVersionRef ref;
+			int			slow = minidb_chain_pick_visible(vs, n, cut_visible, &a);
+			int			fast = minidb_chain_find_visible(rec, len, cut_visible,
+														 &b, &ref, &err);
+
+			agree = (slow == fast && a.calls == b.calls);
+			if (agree && fast >= 0)
+			{
+				MinidbVersionData fv;
+				MinidbVersionData want = vs[fast];
+
+				/* the reference walker gives a multixact, readers its updater */
+				if ((want.flags & MINIDB_V_XMIN_MULTI) && minidb_multi_updater_hook)
+					want.xmin = minidb_multi_updater_hook(want.xmin);
+				minidb_version_get_buf(rec, &ref, &fv, db);
+				agree = same_version(&fv, &want);
+			}
+			if (!agree)
+				printf("# cut k=%d s=%d: reference %d (%d calls), fast %d (%d calls)\n",
+					   k, s, slow, a.calls, fast, b.calls);
+		}
+	minidb_chain_free_all(vs, n);
+	return agree;
+}
+
+/* ---- tests ---- */
+
+static void
+test_one_version(void)
+{
+	Buf			b = buf_new(512);
+	char		space[MODEL_MAX_DATA];
+	MinidbVersionData v = model(0, space);
+	MinidbChainError err;
+	MinidbVersionRef ref;
+	MinidbVersionData got;
+
+	b.len = minidb_record_build_as(b.p, b.size, &v, MINIDB_FORMAT_V3);
+	ok(b.len == 16 + v.datalen,
+	   "one version without nulls: 16 bytes before its data (heap: 24), %u in all",
+	   b.len);
+	ok(minidb_record_format_of(b.p) == MINIDB_FORMAT_V3 &&
+	   minidb_record_nversions(b.p, b.len) == 1,
+	   "format 3, one version");
+	ok(minidb_record_validate(b.p, b.len, &err), "it validates");
+	ok(minidb_chain_find_visible(b.p, b.len, cut_visible,
+								 &(Cut) {1, 1, 0, 0}, &ref, &err) == 0 &&
+	   ref.dataoff == 16 && ref.datalen == v.datalen &&
+	   (minidb_version_get(b.p, &ref, &got), got.data == b.p + 16),
+	   "the fast walker finds its data at offset 16, read in place");
+	v = model(3, space);		/* 9 attributes, a null bitmap */
+	b.len = minidb_record_build_as(b.p, b.size, &v, MINIDB_FORMAT_V3);
+	ok(b.len == 24 + v.datalen,
+	   "one version with a 2-byte null bitmap: data at 24 (heap: 32 for 9 attributes)");
+	ok(iterator_matches_reference(b.p, b.len, NULL) &&
+	   walkers_agree_on_cuts(b.p, b.len, NULL),
+	   "walkers agree on the one-version record");
+	memset(&v, 0, sizeof(v));
+	v.xmin = 700;
+	b.len = minidb_record_build_as(b.p, b.size, &v, MINIDB_FORMAT_V3);
+	ok(b.len == 16 && minidb_record_validate(b.p, b.len, &err),
+	   "a zero-attribute version (CREATE TABLE t ()) takes 16 bytes and validates");
+	pfree(b.p);
+}
+
+static void
+test_chains(void)
+{
+	MinidbDeltaBuf db = {NULL, 0};
+	bool		decodes = true;
+	bool		iter = true;
+	bool		cuts = true;
+	bool		small = true;
+	uint64		full_total = 0;
+	uint64		v3_total = 0;
+
+	for (int depth = 1; depth <= 120; depth += (depth < 12 ? 1 : 9))
+	{
+		Buf			b = model_chain(depth);
+		MinidbChainError err;
+		uint64		full = 0;
+
+		for (int i = 0; i < depth; i++)
+		{
+			char		space[MODEL_MAX_DATA];
+			MinidbVersionData v = model(i, space);
+
+			full += MAXALIGN(16 + v.datalen);
+		}
+		decodes &= minidb_record_validate(b.p, b.len, &err) &&
+			decodes_to_model(b.p, b.len, 0, 0, depth);
+		iter &= iterator_matches_reference(b.p, b.len, &db);
+		cuts &= walkers_agree_on_cuts(b.p, b.len, &db);
+		if (depth >= 8 && b.len * 2 > full)
+		{
+			printf("# depth %d: %u bytes, whole versions would take " UINT64_FORMAT "\n",
+				   depth, b.len, full);
+			small = false;
+		}
+		full_total += full;
+		v3_total += b.len;
+		pfree(b.p);
+	}
+	ok(decodes, "chains of depth 1..120 built by prepends decode to the model");
+	ok(iter, "the iterator, rebuilding differences, yields what the reference walker decodes");
+	ok(cuts, "the fast walker picks the reference walker's version on every cut, same bytes, same questions");
+	ok(small, "older versions are stored as differences: a chain takes under half of its whole versions ("
+	   UINT64_FORMAT " of " UINT64_FORMAT " bytes in all)", v3_total, full_total);
+	ok(db.size >= 97 && db.size <= MODEL_MAX_DATA,
+	   "one rebuild buffer served every read, grown to the largest version (%u bytes)",
+	   db.size);
+	pfree(db.data);
+}
+
+/* The growth the record fields take, for one record shape */
+static uint32
+growth_of(const Buf *b, int what)
+{
+	MinidbVersionData m;
+	MinidbRecordEnd extra;
+	MinidbLockers lk = {FirstNormalTransactionId + 999, MINIDB_LOCK_SHARE,
+	false, false};
+	ItemPointerData succ;
+	char	   *tmp = palloc(b->len + 64);
+	uint32		len;
+
+	memset(&m, 0, sizeof(m));
+	memset(&extra, 0, sizeof(extra));
+	m.xmin = FirstNormalTransactionId + 1000;
+	m.cid = 3;
+	ItemPointerSet(&succ, 12, 7);
+	switch (what)
+	{
+		case 0:					/* a row lock */
+			len = minidb_record_set_lockers(tmp, b->len + 64, b->p, b->len, &lk);
+			break;
+		case 1:					/* a DELETE */
+			m.flags = MINIDB_V_TOMBSTONE;
+			len = minidb_record_prepend_size_ex(b->p, b->len, &m, 0, &extra);
+			break;
+		case 2:					/* a moving UPDATE */
+			m.flags = MINIDB_V_MOVED;
+			extra.successor = &succ;
+			len = minidb_record_prepend_size_ex(b->p, b->len, &m, 0, &extra);
+			break;
+		case 3:					/* locked, then moved */
+			len = minidb_record_set_lockers(tmp, b->len + 64, b->p, b->len, &lk);
+			m.flags = MINIDB_V_MOVED;
+			extra.successor = &succ;
+			len = minidb_record_prepend_size_ex(tmp, len, &m, 0, &extra);
+			break;
+		default:				/* a move to another partition */
+			m.flags = MINIDB_V_MOVED;
+			extra.moved_part = true;
+			len = minidb_record_prepend_size_ex(b->p, b->len, &m, 0, &extra);
+			break;
+	}
+	pfree(tmp);
+	return MAXALIGN(len) - MAXALIGN(b->len);
+}
+
+static void
+test_reserve(void)
+{
+	uint32		worst[5] = {0, 0, 0, 0, 0};
+	int			shapes = 0;
+
+	for (int depth = 1; depth <= 12; depth++)
+		for (int nulls = 0; nulls <= 2; nulls++)
+			for (uint32 datalen = 0; datalen <= 40; datalen += 3)
+			{
+				Buf			b = buf_new(4096);
+				char		data[64];
+				static const bits8 bitmap[3] = {0, 0, 0};
+				MinidbVersionData v;
+
+				memset(&v, 0, sizeof(v));
+				memset(data, 'q', sizeof(data));
+				v.xmin = FirstNormalTransactionId;
+				v.natts = nulls == 0 ? 2 : (nulls == 1 ? 8 : 17);
+				v.flags = nulls ? MINIDB_V_HASNULL : 0;
+				v.bitmap = bitmap;
+				v.data = data;
+				v.datalen = datalen;
+				b.len = minidb_record_build_as(b.p, b.size, &v, MINIDB_FORMAT_V3);
+				for (int i = 1; i < depth; i++)
+				{
+					data[i % 40] = (char) ('a' + i);
+					v.xmin++;
+					b.len = minidb_record_prepend(b.p, b.size, b.p, b.len, &v);
+				}
+				for (int w = 0; w < 5; w++)
+					worst[w] = Max(worst[w], growth_of(&b, w));
+				shapes++;
+				pfree(b.p);
+			}
+	ok(worst[0] <= MINIDB_SLOT_RESERVE && worst[1] <= MINIDB_SLOT_RESERVE &&
+	   worst[2] <= MINIDB_SLOT_RESERVE && worst[3] <= MINIDB_SLOT_RESERVE &&
+	   worst[4] <= MINIDB_SLOT_RESERVE,
+	   "over %d record shapes a lock grows a record by at most %u bytes, a DELETE %u, a move %u, a lock then a move %u, a partition move %u (the reserve: %u)",
+	   shapes, worst[0], worst[1], worst[2], worst[3], worst[4],
+	   (uint32) MINIDB_SLOT_RESERVE);
+}
+
+static TransactionId
+updater_of_multi(TransactionId multi)
+{
+	return multi + 1000;
+}
+
+static void
+test_end(void)
+{
+	Buf			b = model_chain(5);
+	Buf			c = buf_new(b.size + 64);
+	MinidbVersionData m;
+	MinidbRecordEnd extra;
+	ItemPointerData succ;
+	ItemPointerData got;
+	MinidbVersionRef ref;
+	MinidbChainError err;
+	MinidbLockers lk;
+	bool		moved_part;
+	MinidbVersionHeader *head;
+
+	memset(&m, 0, sizeof(m));
+	memset(&extra, 0, sizeof(extra));
+	m.xmin = 5000;
+	m.cid = 9;
+	m.flags = MINIDB_V_TOMBSTONE | MINIDB_V_COMBOCID;
+	c.len = minidb_record_prepend_ex(c.p, c.size, b.p, b.len, &m, 0, &extra);
+	ok(minidb_record_validate(c.p, c.len, &err) &&
+	   minidb_record_nversions(c.p, c.len) == 6 &&
+	   MAXALIGN(c.len) - MAXALIGN(b.len) <= MINIDB_SLOT_RESERVE,
+	   "a DELETE ends the row in the record's header: 6 versions as walkers count them, %u bytes more",
+	   c.len - b.len);
+	ok(minidb_chain_find_visible(c.p, c.len, cut_visible,
+								 &(Cut) {6, 6, 0, 0}, &ref, &err) == 0 &&
+	   (ref.vh->vh_flags & (MINIDB_V_TOMBSTONE | MINIDB_V_VIRTUAL)) ==
+	   (MINIDB_V_TOMBSTONE | MINIDB_V_VIRTUAL) &&
+	   ref.vh->vh_xmin == 5000 && ref.vh->vh_cid == 9 &&
+	   (ref.vh->vh_flags & MINIDB_V_COMBOCID),
+	   "readers see it as a virtual tombstone 0: xmin the deleter, cid its (combo) cmax");
+	head = (MinidbVersionHeader *) (c.p + 8);
+	ok(head->vh_cid == 9 && (head->vh_flags & MINIDB_V_COMBOCID) &&
+	   head->vh_xmin == FirstNormalTransactionId,
+	   "the ended version's cid holds the cmax, as heap's t_cid");
+	ok(decodes_to_model(c.p, c.len, 1, 0, 4) == false,	/* the cid changed */
+	   "... so the head's cmin is gone from the record (as in heap)");
+	minidb_virtual_set_hint(ref.vh, MINIDB_V_XMIN_COMMITTED);
+	ok((c.p[1] & MINIDB_R3X_COMMITTED) != 0,
+	   "a hint set on the virtual marker lands in the record's header");
+	ok(iterator_matches_reference(c.p, c.len, NULL) &&
+	   walkers_agree_on_cuts(c.p, c.len, NULL),
+	   "walkers agree on the ended record");
+
+	/* a moving UPDATE */
+	m.flags = MINIDB_V_MOVED | MINIDB_V_KEYS_UPDATED;
+	ItemPointerSet(&succ, 44, 3);
+	extra.successor = &succ;
+	c.len = minidb_record_prepend_ex(c.p, c.size, b.p, b.len, &m, 0, &extra);
+	ok(minidb_record_validate(c.p, c.len, &err) &&
+	   minidb_record_get_successor(c.p, &got, &moved_part) &&
+	   ItemPointerGetBlockNumber(&got) == 44 && ItemPointerGetOffsetNumber(&got) == 3 && !moved_part &&
+	   MAXALIGN(c.len) - MAXALIGN(b.len) <= MINIDB_SLOT_RESERVE,
+	   "a move keeps its successor TID in the header, within the reserve");
+	ok(minidb_chain_find_visible(c.p, c.len, cut_visible,
+								 &(Cut) {6, 6, 0, 0}, &ref, &err) == 0 &&
+	   (ref.vh->vh_flags & MINIDB_V_MOVED) &&
+	   (ref.vh->vh_flags & MINIDB_V_KEYS_UPDATED) &&
+	   !(ref.vh->vh_flags & MINIDB_V_COMBOCID),
+	   "a virtual moved marker, keys updated, plain cmax");
+	memset(&got, 0, sizeof(got));
+	minidb_record_patch_successor(c.p, c.len, &(ItemPointerData) {{0, 9}, 2});
+	ok(minidb_record_get_successor(c.p, &got, &moved_part) &&
+	   ItemPointerGetBlockNumber(&got) == 9 && ItemPointerGetOffsetNumber(&got) == 2,
+	   "the successor is patched in place");
+	c.len = minidb_record_forget_successor(c.p, c.len);
+	ok(minidb_record_validate(c.p, c.len, &err) &&
+	   !minidb_record_get_successor(c.p, &got, &moved_part) &&
+	   minidb_chain_find_visible(c.p, c.len, cut_visible,
+								 &(Cut) {6, 6, 0, 0}, &ref, &err) == 0 &&
+	   (ref.vh->vh_flags & MINIDB_V_TOMBSTONE),
+	   "forgetting the successor makes the move a deletion");
+
+	/* to another partition: no successor field */
+	extra.successor = NULL;
+	extra.moved_part = true;
+	m.flags = MINIDB_V_MOVED;
+	c.len = minidb_record_prepend_ex(c.p, c.size, b.p, b.len, &m, 0, &extra);
+	ok(minidb_record_validate(c.p, c.len, &err) &&
+	   !minidb_record_get_successor(c.p, &got, &moved_part) && moved_part &&
+	   MAXALIGN(c.len) - MAXALIGN(b.len) <= MINIDB_SLOT_RESERVE,
+	   "a move to another partition: flagged, without a successor field");
+
+	/* a multixact xmax: lockers and the updater */
+	extra.moved_part = false;
+	m.flags = MINIDB_V_TOMBSTONE | MINIDB_V_XMIN_MULTI;
+	m.xmin = 77;
+	c.len = minidb_record_prepend_ex(c.p, c.size, b.p, b.len, &m, 0, &extra);
+	minidb_record_get_lockers(c.p, &lk);
+	ok(minidb_record_validate(c.p, c.len, &err) && lk.xid == 77 && lk.multi &&
+	   lk.with_updater,
+	   "an end by a multixact: its lockers are the multixact's");
+	ok(minidb_chain_find_visible(c.p, c.len, cut_visible,
+								 &(Cut) {6, 6, 0, 0}, &ref, &err) == 0 &&
+	   ref.vh->vh_xmin == 77 && (ref.vh->vh_flags & MINIDB_V_XMIN_MULTI),
+	   "without the server's hook the marker shows the multixact");
+	minidb_multi_updater_hook = updater_of_multi;
+	ok(minidb_chain_find_visible(c.p, c.len, cut_visible,
+								 &(Cut) {6, 6, 0, 0}, &ref, &err) == 0 &&
+	   ref.vh->vh_xmin == 1077 && walkers_agree_on_cuts(c.p, c.len, NULL),
+	   "with it, the multixact's updater (and the reference walker agrees)");
+	minidb_multi_updater_hook = NULL;
+	pfree(b.p);
+	pfree(c.p);
+}
+
+static void
+test_lockers(void)
+{
+	Buf			b = model_chain(3);
+	Buf			c = buf_new(b.size + 64);
+	MinidbLockers lk = {9000, MINIDB_LOCK_NOKEYEXCL, false, false};
+	MinidbLockers got;
+	MinidbChainError err;
+	uint32		locked;
+
+	c.len = minidb_record_set_lockers(c.p, c.size, b.p, b.len, &lk);
+	minidb_record_get_lockers(c.p, &got);
+	ok(minidb_record_validate(c.p, c.len, &err) && got.xid == 9000 &&
+	   got.mode == MINIDB_LOCK_NOKEYEXCL && !got.multi && !got.with_updater &&
+	   decodes_to_model(c.p, c.len, 0, 0, 3),
+	   "a row lock: the locker and its mode, the versions untouched");
+	locked = c.len;
+	lk.xid = 9100;
+	lk.multi = true;
+	c.len = minidb_record_set_lockers(c.p, c.size, c.p, c.len, &lk);
+	minidb_record_get_lockers(c.p, &got);
+	ok(c.len == locked && got.xid == 9100 && got.multi &&
+	   minidb_record_validate(c.p, c.len, &err),
+	   "another locker replaces it in place (same length): a multixact");
+	lk.xid = InvalidTransactionId;
+	c.len = minidb_record_set_lockers(c.p, c.size, c.p, c.len, &lk);
+	minidb_record_get_lockers(c.p, &got);
+	ok(c.len == b.len && memcmp(c.p, b.p, b.len) == 0 &&
+	   !TransactionIdIsValid(got.xid),
+	   "clearing the lockers gives back the record as it was");
+
+	{
+		/* an aborted DELETE, then a lock: the end goes */
+		MinidbVersionData m;
+		MinidbRecordEnd extra;
+
+		memset(&m, 0, sizeof(m));
+		memset(&extra, 0, sizeof(extra));
+		m.xmin = 5000;
+		m.flags = MINIDB_V_TOMBSTONE;
+		c.len = minidb_record_prepend_ex(c.p, c.size, b.p, b.len, &m, 0, &extra);
+		lk.xid = 9200;
+		lk.multi = false;
+		lk.mode = MINIDB_LOCK_KEYSHARE;
+		c.len = minidb_record_set_lockers(c.p, c.size, c.p, c.len, &lk);
+		minidb_record_get_lockers(c.p, &got);
+		ok(minidb_record_validate(c.p, c.len, &err) &&
+		   minidb_record_nversions(c.p, c.len) == 3 && got.xid == 9200 &&
+		   got.mode == MINIDB_LOCK_KEYSHARE,
+		   "a lock on a row whose DELETE aborted replaces the end");
+	}
+	pfree(b.p);
+	pfree(c.p);
+}
+
+/*
+ * minidb_record_prune and minidb_record_prepend, catching an elog(ERROR):
+ * true when they raised one.  The sigsetjmp lives here rather than in the
+ * test functions so that no local variable of a function that calls
+ * sigsetjmp is changed between it and the longjmp (gcc 14 reports the
+ * caller's Buf under -Wclobbered otherwise; see test_chain.c).
+ */
+static bool
+prune_catching(char *rec, uint32 reclen, const bool *keep, uint32 *newlen)
+{
+	bool		caught;
+	volatile uint32 len = 0;
+
+	MINIDB_SHIM_EXPECT_ERROR(caught, len = minidb_record_prune(rec, reclen, keep));
+	*newlen = len;
+	return caught;
+}
+
+static bool
+prepend_catching(char *out, uint32 outsize, const char *rec, uint32 reclen,
+				 const MinidbVersionData *v)
+{
+	bool		caught;
+
+	MINIDB_SHIM_EXPECT_ERROR(caught, (void) minidb_record_prepend(out, outsize, rec, reclen, v));
+	return caught;
+}
+
+static void
+test_prune(void)
+{
+	bool		keep[64];
+	MinidbChainError err;
+	Buf			b;
+	uint32		before;
+	bool		fits;
+
+	/* the oldest versions go */
+	b = model_chain(20);
+	before = b.len;
+	for (int i = 0; i < 20; i++)
+		keep[i] = i < 8;
+	fits = minidb_record_prune_fits(b.p, b.len, keep);
+	b.len = minidb_record_prune(b.p, b.len, keep);
+	ok(fits && b.len < before &&
+	   minidb_record_validate(b.p, b.len, &err) &&
+	   decodes_to_model(b.p, b.len, 0, 0, 8),
+	   "pruning the oldest 12 of 20 versions: %u -> %u bytes", before, b.len);
+	pfree(b.p);
+
+	/* an aborted head goes: the version below becomes whole */
+	b = model_chain(10);
+	before = b.len;
+	memset(keep, true, sizeof(keep));
+	keep[0] = false;
+	fits = minidb_record_prune_fits(b.p, b.len, keep);
+	b.len = minidb_record_prune(b.p, b.len, keep);
+	ok(fits && b.len <= before &&
+	   minidb_record_validate(b.p, b.len, &err) &&
+	   decodes_to_model(b.p, b.len, 0, 1, 9),
+	   "pruning the head: the next version is stored whole, the record does not grow (%u -> %u)",
+	   before, b.len);
+	pfree(b.p);
+
+	/* versions from the middle: their older neighbours become whole */
+	b = model_chain(12);
+	memset(keep, true, sizeof(keep));
+	keep[3] = keep[4] = keep[9] = false;
+	{
+		bool		caught;
+		uint32		len;
+
+		/* whole versions may take more room than the differences that went */
+		ok(!minidb_record_prune_fits(b.p, b.len, keep),
+		   "pruning versions 3, 4 and 9 of 12 would grow the record: prune_fits says so");
+		caught = prune_catching(b.p, b.len, keep, &len);
+		ok(caught && strstr(minidb_shim_last_error, "would grow") != NULL &&
+		   minidb_record_validate(b.p, b.len, &err) &&
+		   decodes_to_model(b.p, b.len, 0, 0, 12),
+		   "and minidb_record_prune refuses, leaving the record as it was");
+	}
+	pfree(b.p);
+
+	/*
+	 * Past the format's limit: a 7 KB row updated 19 times without a change
+	 * takes one whole version and 19 small differences; pruning every other
+	 * version would store ten whole 7 KB versions, more than a V3 record
+	 * holds.  prune_fits says no, and prune must refuse as it refuses any
+	 * growth, not hand back PG_UINT32_MAX as the new length.
+	 */
+	{
+		static char big[7000];
+		MinidbVersionData v;
+		bool		caught;
+		uint32		len;
+
+		memset(big, 'b', sizeof(big));
+		memset(&v, 0, sizeof(v));
+		v.xmin = FirstNormalTransactionId;
+		v.natts = 1;
+		v.data = big;
+		v.datalen = sizeof(big);
+		b = buf_new(16384);
+		b.len = minidb_record_build_as(b.p, b.size, &v, MINIDB_FORMAT_V3);
+		for (int i = 1; i < 20; i++)
+		{
+			v.xmin++;
+			b.len = minidb_record_prepend(b.p, b.size, b.p, b.len, &v);
+		}
+		before = b.len;
+		for (int i = 0; i < 20; i++)
+			keep[i] = (i % 2) == 1;
+		ok(before < 8192 && !minidb_record_prune_fits(b.p, b.len, keep),
+		   "pruning every other of 20 equal 7000-byte versions (%u bytes) would exceed 65535 bytes: prune_fits says no",
+		   before);
+		caught = prune_catching(b.p, b.len, keep, &len);
+		if (!caught)
+			printf("# minidb_record_prune returned %u\n", len);
+		ok(caught && strstr(minidb_shim_last_error, "would grow") != NULL &&
+		   minidb_record_validate(b.p, b.len, &err),
+		   "and minidb_record_prune refuses past the limit too, leaving the record as it was");
+		pfree(b.p);
+	}
+
+	/* an aborted end goes: xid -> no xmax; multixact -> its lockers */
+	{
+		Buf			c;
+		MinidbVersionData m;
+		MinidbRecordEnd extra;
+		MinidbLockers lk;
+		ItemPointerData succ;
+
+		b = model_chain(4);
+		c = buf_new(b.size + 64);
+		memset(&m, 0, sizeof(m));
+		memset(&extra, 0, sizeof(extra));
+		m.xmin = 5000;
+		m.flags = MINIDB_V_MOVED;
+		ItemPointerSet(&succ, 1, 1);
+		extra.successor = &succ;
+		c.len = minidb_record_prepend_ex(c.p, c.size, b.p, b.len, &m, 0, &extra);
+		memset(keep, true, sizeof(keep));
+		keep[0] = false;
+		c.len = minidb_record_prune(c.p, c.len, keep);
+		minidb_record_get_lockers(c.p, &lk);
+		ok(c.len == b.len && minidb_record_validate(c.p, c.len, &err) &&
+		   minidb_record_nversions(c.p, c.len) == 4 && !TransactionIdIsValid(lk.xid),
+		   "pruning an aborted move's end gives back the record it ended");
+		m.flags = MINIDB_V_TOMBSTONE | MINIDB_V_XMIN_MULTI;
+		m.xmin = 88;
+		c.len = minidb_record_prepend_ex(c.p, c.size, b.p, b.len, &m, 0, &extra);
+		c.len = minidb_record_prune(c.p, c.len, keep);
+		minidb_record_get_lockers(c.p, &lk);
+		ok(minidb_record_validate(c.p, c.len, &err) && lk.xid == 88 && lk.multi &&
+		   !lk.with_updater && minidb_record_nversions(c.p, c.len) == 4,
+		   "pruning an aborted end by a multixact keeps its lockers");
+
+		/* the row's end kept, every version gone: only the header */
+		m.flags = MINIDB_V_TOMBSTONE;
+		m.xmin = 5001;
+		c.len = minidb_record_prepend_ex(c.p, c.size, b.p, b.len, &m, 0, &extra);
+		memset(keep, false, sizeof(keep));
+		keep[0] = true;
+		c.len = minidb_record_prune(c.p, c.len, keep);
+		ok(c.len == 6 && minidb_record_validate(c.p, c.len, &err) &&
+		   minidb_record_nversions(c.p, c.len) == 1 &&
+		   iterator_matches_reference(c.p, c.len, NULL),
+		   "a dead row's record shrinks to its 6-byte header until VACUUM");
+		keep[0] = false;
+		ok(minidb_record_prune(c.p, c.len, keep) == 0,
+		   "pruning everything leaves no record");
+		pfree(c.p);
+		pfree(b.p);
+	}
+}
+
+static void
+test_convert(void)
+{
+	int			saved = minidb_record_format;
+	Buf			a = buf_new(8192);
+	Buf			c = buf_new(8192);
+	char		space[MODEL_MAX_DATA];
+	MinidbVersionData v;
+	MinidbChainError err;
+	MinidbLockers lk;
+	MinidbRecordHeader *rh;
+
+	for (int format = MINIDB_FORMAT_V1; format <= MINIDB_FORMAT_V2; format++)
+	{
+		v = model(6, space);
+		a.len = minidb_record_build_as(a.p, a.size, &v, format);
+		for (int i = 5; i >= 1; i--)
+		{
+			v = model(i, space);
+			a.len = minidb_record_prepend(a.p, a.size, a.p, a.len, &v);
+		}
+		rh = minidb_record_header(a.p);
+		rh->rh_locker = 4242;
+		rh->rh_lockmode = MINIDB_LOCK_SHARE;
+		minidb_record_format = MINIDB_FORMAT_V3;
+		v = model(0, space);
+		c.len = minidb_record_prepend_ex(c.p, c.size, a.p, a.len, &v,
+										 minidb_record_write_format(a.p), NULL);
+		minidb_record_get_lockers(c.p, &lk);
+		ok(minidb_record_format_of(c.p) == MINIDB_FORMAT_V3 &&
+		   minidb_record_validate(c.p, c.len, &err) &&
+		   decodes_to_model(c.p, c.len, 0, 0, 7) && lk.xid == 4242 &&
+		   lk.mode == MINIDB_LOCK_SHARE && c.len < a.len,
+		   "a write turns a V%d record into V3: versions and lockers kept, %u -> %u bytes",
+		   format, a.len, c.len);
+		minidb_record_format = MINIDB_FORMAT_V1;
+		ok(minidb_record_write_format(a.p) == format,
+		   "with minidb.record_format v1 a V%d record keeps its format", format);
+	}
+	minidb_record_format = saved;
+	pfree(a.p);
+	pfree(c.p);
+}
+
+static void
+test_spec(void)
+{
+	Buf			b = buf_new(512);
+	char		space[MODEL_MAX_DATA];
+	MinidbVersionData v = model(0, space);
+	MinidbRecordEnd extra;
+	ItemPointerData tok;
+	MinidbChainError err;
+	MinidbVersionData m;
+	uint32		len;
+
+	memset(&extra, 0, sizeof(extra));
+	ItemPointerSet(&tok, 31337, 0xfffe);
+	extra.successor = &tok;
+	extra.spec = true;
+	b.len = minidb_record_build_ex(b.p, b.size, &v, MINIDB_FORMAT_V3, &extra);
+	ok(minidb_record_validate(b.p, b.len, &err) &&
+	   minidb_record_spec_token(b.p) == 31337 && b.len == 24 + v.datalen,
+	   "a speculative insertion carries its token in the successor field");
+	minidb_record_clear_spec(b.p, b.len);
+	ok(minidb_record_validate(b.p, b.len, &err) &&
+	   minidb_record_spec_token(b.p) == 0,
+	   "confirming it clears the token in place");
+	memset(&m, 0, sizeof(m));
+	memset(&extra, 0, sizeof(extra));
+	m.xmin = 999;
+	m.flags = MINIDB_V_TOMBSTONE;
+	len = minidb_record_prepend_size_ex(b.p, b.len, &m, 0, &extra);
+	ok(len <= b.len,
+	   "the empty field it leaves is room enough for a later DELETE (%u -> %u)",
+	   b.len, len);
+	pfree(b.p);
+}
+
+/* ---- damage ---- */
+
+typedef void (*Damage) (char *rec, uint32 *len);
+
+/* The record every damage starts from: 12 versions, locked */
+static Buf
+damage_base(void)
+{
+	Buf			b = model_chain(12);
+	MinidbLockers lk = {6000, MINIDB_LOCK_SHARE, false, false};
+
+	b.len = minidb_record_set_lockers(b.p, b.size, b.p, b.len, &lk);
+	return b;
+}
+
+/* Offset of data version i of a V3 record */
+static uint32
+start_of(char *r, uint32 len, int i)
+{
+	MinidbChainIter it;
+	MinidbVersionRef ref;
+	MinidbChainError err;
+	bool		damaged;
+
+	minidb_chain_iter_init(&it, r, len, &err);
+	while (minidb_chain_iter_next(&it, &ref, &err, &damaged))
+		if (ref.index == i + (it.has_end ? 1 : 0))
+			return ref.offset;
+	abort();
+}
+
+static uint16 *
+trailer_at(char *r, uint32 len, int i)
+{
+	return (uint16 *) (r + len - 2 * (13 - i));
+}
+
+#define VH(r, l, i) ((MinidbVersionHeader *) ((r) + start_of((r), (l), (i))))
+
+static void d_short(char *r, uint32 *len) { *len = 1; }
+static void d_big(char *r, uint32 *len) { *len = 70000; }
+static void d_xinfo_noxmax(char *r, uint32 *len) { r[0] &= ~MINIDB_R3_XMAX; }
+static void d_end_bits_lockonly(char *r, uint32 *len) { r[1] |= MINIDB_R3X_MOVED; }
+static void d_committed_invalid(char *r, uint32 *len) { r[1] |= MINIDB_R3X_COMMITTED | MINIDB_R3X_INVALID; }
+static void d_mode_on_multi(char *r, uint32 *len) { r[1] |= MINIDB_R3X_XMAX_MULTI; }
+static void d_xmax_zero(char *r, uint32 *len) { memset(r + 2, 0, 4); }
+static void d_spec_nosucc(char *r, uint32 *len) { r[1] |= MINIDB_R3X_SPEC; }
+static void d_odd_len(char *r, uint32 *len) { *len -= 1; }
+static void d_n_one(char *r, uint32 *len) { *(uint16 *) (r + *len - 2) = 1; }
+static void d_n_many(char *r, uint32 *len) { *(uint16 *) (r + *len - 2) = 40000; }
+static void d_n_unfit(char *r, uint32 *len) { *(uint16 *) (r + *len - 2) = 2000; }
+static void d_end_past(char *r, uint32 *len) { *trailer_at(r, *len, 4) = 60000; }
+static void d_end_early(char *r, uint32 *len) { *trailer_at(r, *len, 6) = *trailer_at(r, *len, 5) + 2; }
+static void d_last_end(char *r, uint32 *len) { *trailer_at(r, *len, 11) -= 4; }
+static void d_xmin(char *r, uint32 *len) { VH(r, *len, 2)->vh_xmin = InvalidTransactionId; }
+static void d_flags(char *r, uint32 *len) { VH(r, *len, 1)->vh_flags |= MINIDB_V_TOMBSTONE; }
+static void d_encoding(char *r, uint32 *len) { VH(r, *len, 1)->vh_flags |= 0x0200; }
+static void d_delta_head(char *r, uint32 *len) { VH(r, *len, 0)->vh_flags |= MINIDB_V_ENC_DELTA; }
+static void d_commit_abort(char *r, uint32 *len) { VH(r, *len, 2)->vh_flags |= MINIDB_V_XMIN_ABORTED; }
+static void d_natts(char *r, uint32 *len) { VH(r, *len, 2)->vh_natts = 2000; }
+static void d_null_noatts(char *r, uint32 *len) { MinidbVersionHeader *vh = VH(r, *len, 2); vh->vh_flags |= MINIDB_V_HASNULL; vh->vh_natts = 0; }
+static void d_bitmap_past(char *r, uint32 *len) { MinidbVersionHeader *vh = VH(r, *len, 2); vh->vh_flags |= MINIDB_V_HASNULL; vh->vh_natts = 1600; }
+static void d_affix(char *r, uint32 *len) { uint32 s = start_of(r, *len, 1); *(uint16 *) (r + s + 12) = 5000; }
+static void d_last_xmin(char *r, uint32 *len) { VH(r, *len, 11)->vh_xmin = InvalidTransactionId; }
+
+typedef struct DamageCase
+{
+	const char *name;
+	Damage		fn;
+	const char *field;
+	int			version;		/* -1: header */
+	bool		newest_sees;	/* does a reader of version 0 see it? */
+} DamageCase;
+
+static void
+test_damage(void)
+{
+	static const DamageCase cases[] = {
+		{"short", d_short, "r3_len", -1, true},
+		{"longer than 65535", d_big, "r3_len", -1, true},
+		{"xinfo bits without xmax", d_xinfo_noxmax, "r3_xinfo", -1, true},
+		{"end bits on a lock", d_end_bits_lockonly, "r3_xinfo", -1, true},
+		{"committed and aborted", d_committed_invalid, "r3_xinfo", -1, true},
+		{"lock mode on a multixact", d_mode_on_multi, "r3_info", -1, true},
+		{"invalid xmax", d_xmax_zero, "r3_xmax", -1, true},
+		{"token without field", d_spec_nosucc, "r3_xinfo", -1, true},
+		{"odd length", d_odd_len, "r3_trailer", -1, true},
+		{"one version in a trailer", d_n_one, "r3_trailer", -1, true},
+		{"too many versions", d_n_many, "r3_trailer", -1, true},
+		{"versions that cannot fit", d_n_unfit, "r3_trailer", -1, true},
+		{"version end past the trailer", d_end_past, "r3_trailer", 4, false},
+		{"version end before its header", d_end_early, "r3_trailer", 6, false},
+		{"last version's end", d_last_end, "r3_trailer", 11, true},
+		{"invalid xmin", d_xmin, "vh_xmin", 2, false},
+		{"marker flag on a version", d_flags, "vh_flags", 1, false},
+		{"unknown encoding", d_encoding, "vh_flags", 1, false},
+		{"a difference as newest", d_delta_head, "vh_flags", 0, true},
+		{"committed and aborted xmin", d_commit_abort, "vh_flags", 2, false},
+		{"too many attributes", d_natts, "vh_natts", 2, false},
+		{"null bitmap without attributes", d_null_noatts, "vh_flags", 2, false},
+		{"bitmap past the version", d_bitmap_past, "vh_natts", 2, false},
+		{"affix past the newer version", d_affix, "r3_delta", 1, false},
+		{"last version's xmin", d_last_xmin, "vh_xmin", 11, true},
+	};
+
+	for (int c = 0; c < lengthof(cases); c++)
+	{
+		Buf			b = damage_base();
+		MinidbChainError verr;
+		MinidbChainError ierr;
+		MinidbChainError ferr;
+		MinidbChainIter it;
+		MinidbVersionRef ref;
+		MinidbVersionData *vs;
+		bool		damaged = false;
+		bool		valid;
+		int			fast;
+		int			n;
+		char	   *copy;
+
+		cases[c].fn(b.p, &b.len);
+		copy = palloc(Max(b.len, 1));	/* exactly its length */
+		memcpy(copy, b.p, Min(b.len, b.size));
+		valid = minidb_record_validate(copy, b.len, &verr);
+		if (minidb_chain_iter_init(&it, copy, b.len, &ierr))
+			while (minidb_chain_iter_next(&it, &ref, &ierr, &damaged))
+				;
+		else
+			damaged = true;
+		n = minidb_chain_decode_all(copy, b.len, &vs, &ferr);
+		ok(!valid && strcmp(verr.field, cases[c].field) == 0 &&
+		   verr.version == cases[c].version && damaged &&
+		   strcmp(ierr.field, verr.field) == 0 && ierr.version == verr.version &&
+		   n == -1 && ferr.version == verr.version,
+		   "damage \"%s\": validate, iterator and reference walker say version %d, field %s (%s)",
+		   cases[c].name, verr.version, verr.field, verr.detail);
+		/* the newest reader: refuses what it visits, and the tail */
+		fast = minidb_chain_find_visible(copy, b.len, cut_visible,
+										 &(Cut) {13, 13, 0, 0}, &ref, &ferr);
+		ok(cases[c].newest_sees ? fast == -2 : fast == 0,
+		   "damage \"%s\": the newest reader %s", cases[c].name,
+		   cases[c].newest_sees ? "refuses the record" :
+		   "reads version 0, which it does not reach");
+		fast = minidb_chain_find_visible(copy, b.len, cut_visible,
+										 &(Cut) {0, 13, 0, 0}, &ref, &ferr);
+		ok(fast == -2, "damage \"%s\": a reader of no version (walking them all) refuses it",
+		   cases[c].name);
+		pfree(copy);
+		pfree(b.p);
+	}
+}
+
+static void
+test_programming_errors(void)
+{
+	Buf			b = model_chain(3);
+	Buf			c = buf_new(16);
+	char		space[MODEL_MAX_DATA];
+	MinidbVersionData v = model(0, space);
+	MinidbVersionData m;
+	bool		caught;
+
+	caught = prepend_catching(c.p, c.size, b.p, b.len, &v);
+	ok(caught && strstr(minidb_shim_last_error, "too small") != NULL,
+	   "elog(ERROR) when the output buffer is too small");
+	memset(&m, 0, sizeof(m));
+	m.xmin = 5;
+	m.flags = MINIDB_V_MOVED;
+	caught = prepend_catching(b.p, b.size, b.p, b.len, &m);
+	ok(caught && strstr(minidb_shim_last_error, "successor") != NULL,
+	   "elog(ERROR) for a move without a successor");
+	m.flags = MINIDB_V_TOMBSTONE;
+	b.len = minidb_record_prepend(b.p, b.size, b.p, b.len, &m);
+	caught = prepend_catching(b.p, b.size, b.p, b.len, &v);
+	ok(caught && strstr(minidb_shim_last_error, "has ended") != NULL,
+	   "elog(ERROR) prepending onto a row that has ended");
+	pfree(b.p);
+	pfree(c.p);
+}
+
+int
+main(void)
+{
+	minidb_record_format = MINIDB_FORMAT_V3;
+	test_one_version();
+	test_chains();
+	test_reserve();
+	test_end();
+	test_lockers();
+	test_prune();
+	test_convert();
+	test_spec();
+	test_damage();
+	test_programming_errors();
+	printf("1..%d\n", ntests);
+	if (nfailed)
+		printf("# %d of %d V3 unit tests failed\n", nfailed, ntests);
+	return nfailed ? 1 : 0;
+}
