@@ -11,6 +11,8 @@
 #   make plantedbug      the harness must catch a planted fast-walker bug
 #                        within PLANT_SECONDS (120)
 #   make seeds           regenerate the committed fuzz seed corpus
+#   make sanitizecheck   pg_regress + isolation against an ASan + UBSan
+#                        build in a private server copy (test/sanitize/)
 
 MODULE_big = minidb_am
 AM_OBJS = minidb_am.o minidb_lock.o minidb_visibility.o minidb_tuple.o btree_view.o minidb_page.o \
@@ -103,7 +105,8 @@ $(SEEDGEN_BIN): test/fuzz/gen_seeds.c chain.c chain_v3.c chain.h chain_int.h $(S
 	$(UNIT_CC) -g -O1 $(STANDALONE_WARN) $(COPT) $(STANDALONE_CPPFLAGS) \
 		-o $@ test/fuzz/gen_seeds.c $(SHIM) chain.c chain_v3.c
 
-.PHONY: unittest fuzz plantedbug seeds regresscheck isolationcheck tapcheck
+.PHONY: unittest fuzz plantedbug seeds regresscheck isolationcheck tapcheck \
+	sanitizecheck
 
 unittest: $(UNIT_BIN) $(UNIT_V3_BIN)
 	$(UNIT_BIN)
@@ -144,3 +147,12 @@ ifdef TAP_TESTS
 else
 	@echo "no t/*.pl TAP tests"
 endif
+
+# ---------------------------------------------------------------------
+# The server suites against an AddressSanitizer + UBSan build, in a copy
+# of the checkout and a private copy of the server (test/sanitize/run.sh;
+# never touches this tree's objects nor the installed library)
+# ---------------------------------------------------------------------
+
+sanitizecheck:
+	PG_CONFIG=$(PG_CONFIG) test/sanitize/run.sh $(SANITIZE_WORK)

@@ -21,6 +21,10 @@
 #   pgcore           one per test of PostgreSQL's regression suite (and one
 #                    for crashes in the server log), minidb against heap
 #   pgisolation      one per spec of PostgreSQL's isolation suite, likewise
+#   sanitize         one per verdict line of test/sanitize/run.sh: each
+#                    sql/*.sql and specs/*.spec file run against an ASan +
+#                    UBSan build, the 3 planted errors of its self-test,
+#                    and the standby that replays their WAL
 # A suite whose runner fails without reporting a failed test (a crash, a
 # plan that came up short) adds one failure.  Exit status: 0 only when
 # nothing failed.
@@ -29,7 +33,9 @@
 # against (its major version picks the Debian packages, its bindir the
 # cluster's, pg_regress's, psql's and prove's programs); FUZZ_SECONDS (60),
 # PLANT_SECONDS (120), MINIDB_CLUSTER_DIR, MINIDB_PORT (see
-# scripts/cluster.sh), KEEP_WORK=1 keeps the work folder.
+# scripts/cluster.sh), MINIDB_SANITIZE_PORT (see test/sanitize/run.sh;
+# default: the first free ports after MINIDB_PORT), KEEP_WORK=1 keeps the
+# work folder.
 # MINIDB_PGSUITE: count (default) runs PostgreSQL's suites (pgcore,
 # pgisolation; test/pgsuite/run.sh) and counts them; report runs them and
 # shows their results without counting them in the total; skip leaves them
@@ -304,6 +310,22 @@ if ls t/*.pl >/dev/null 2>&1; then
 else
     record tap 0 0 "no t/*.pl"
 fi
+
+# ---------------------------------------------------------------- sanitizers
+section "sanitize (test/sanitize/run.sh: regress + isolation, ASan + UBSan build)"
+start=$SECONDS
+KEEP_WORK=1 test/sanitize/run.sh "$WORK/sanitize" >"$LOG/sanitize.log" 2>&1
+rc=$?
+P=$(grep -cE '^sanitize .* \.\.\. ok' "$LOG/sanitize.log")
+F=$(grep -cE '^sanitize .* \.\.\. FAILED' "$LOG/sanitize.log")
+grep -E '^sanitize: [0-9]+ passed|^sanitize .* \.\.\. FAILED' "$LOG/sanitize.log"
+if [ "$F" -gt 0 ]; then
+    # the reports (each in full in the log)
+    grep -E -A40 '^======== (sanitizer report|/)' "$LOG/sanitize.log" | head -150
+fi
+runner_failed $rc && tail -20 "$LOG/sanitize.log"
+record sanitize "$P" "$F" "$((SECONDS - start))s; log $LOG/sanitize.log"
+
 
 # ---------------------------------------------------------------- PostgreSQL's suites
 # PostgreSQL's own regression (pgcore) and isolation (pgisolation) suites
