@@ -18,7 +18,7 @@ MODULE_big = minidb_am
 AM_OBJS = minidb_am.o minidb_lock.o minidb_visibility.o minidb_tuple.o btree_view.o minidb_page.o \
 	minidb_scan.o minidb_modify.o minidb_prune.o minidb_ddl.o minidb_vacuum.o \
 	minidb_funcs.o bench.o minidb_stats.o minidb_wal.o minidb_xlog.o \
-	minidb_repair.o minidb_hio.o
+	minidb_repair.o minidb_verify.o minidb_hio.o minidb_logical.o
 OBJS = chain.o chain_v3.o minidb_chain_funcs.o $(AM_OBJS)
 
 EXTENSION = minidb_am

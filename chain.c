@@ -922,6 +922,15 @@ minidb_record_get_lockers(const char *rec, MinidbLockers *lk)
 }
 
 bool
+minidb_record_get_single_ender(const char *rec, TransactionId *xid,
+							   bool *keys_updated)
+{
+	if (minidb_record_format_of(rec) != MINIDB_FORMAT_V3)
+		return false;
+	return v3_get_single_ender(rec, xid, keys_updated);
+}
+
+bool
 minidb_record_get_successor(const char *rec, ItemPointer succ,
 							bool *moved_part)
 {
@@ -1362,7 +1371,7 @@ minidb_chain_pick_visible(MinidbVersionData *versions, int n,
 		vh.vh_natts = versions[i].natts;
 		if ((vh.vh_flags & MINIDB_V_XMIN_MULTI) && minidb_multi_updater_hook)
 		{
-			vh.vh_xmin = minidb_multi_updater_hook(versions[i].xmin);
+			vh.vh_xmin = minidb_multi_updater_hook(versions[i].xmin, NULL);
 			if (!TransactionIdIsValid(vh.vh_xmin))
 			{
 				vh.vh_xmin = versions[i].xmin;

@@ -401,10 +401,12 @@ typedef bool (*MinidbVisibleFn) (MinidbVersionHeader *vh, int index,
 
 /*
  * The server resolves a MultiXactId's updating member for the virtual
- * marker of a V3 record whose xmax is one (minidb_visibility.c sets it);
+ * marker of a V3 record whose xmax is one (minidb_visibility.c sets it;
+ * rec, the record, or NULL, names the place of a damaged MultiXactId);
  * without it (standalone builds) the marker's vh_xmin is the MultiXactId.
  */
-typedef TransactionId (*MinidbMultiUpdaterFn) (TransactionId multi);
+typedef TransactionId (*MinidbMultiUpdaterFn) (TransactionId multi,
+											   const char *rec);
 extern PGDLLIMPORT MinidbMultiUpdaterFn minidb_multi_updater_hook;
 
 /* ----------------------------------------------------------------
@@ -422,6 +424,15 @@ typedef struct MinidbLockers
 } MinidbLockers;
 
 extern void minidb_record_get_lockers(const char *rec, MinidbLockers *lk);
+
+/*
+ * V3: the transaction that ended the row (deleted or moved it), when its
+ * xmax is that one xid (not a MultiXactId, not a lock); *keys_updated says
+ * whether it changed a key column.  False otherwise, and for V1 and V2.
+ */
+extern bool minidb_record_get_single_ender(const char *rec,
+										   TransactionId *xid,
+										   bool *keys_updated);
 /* Where a moved row went; false when the row did not move (or moved to
  * another partition, *moved_part then true) */
 extern bool minidb_record_get_successor(const char *rec, ItemPointer succ,
@@ -646,6 +657,12 @@ extern bool minidb_chain_iter_next(MinidbChainIter *it, MinidbVersionRef *ref,
  */
 pg_noreturn extern void minidb_chain_error_report(const MinidbChainError *err,
 												  const char *where);
+/*
+ * Server side only (minidb_visibility.c): damage found in rec by code that
+ * was handed only its bytes.  When rec lies on a buffer's page, raise
+ * ERRCODE_DATA_CORRUPTED naming the relation and TID; else return.
+ */
+extern void minidb_record_damaged(const char *rec, const MinidbChainError *err);
 #endif
 
 /* V1, V2: the record header */

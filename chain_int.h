@@ -45,6 +45,8 @@ extern uint32 v3_set_lockers(char *out, uint32 outsize, const char *rec,
 							 uint32 reclen, const MinidbLockers *lk,
 							 bool sizeonly);
 extern void v3_get_lockers(const char *rec, MinidbLockers *lk);
+extern bool v3_get_single_ender(const char *rec, TransactionId *xid,
+								bool *keys_updated);
 extern bool v3_get_successor(const char *rec, ItemPointer succ,
 							 bool *moved_part);
 extern uint32 v3_spec_token(const char *rec);

@@ -461,13 +461,27 @@ parse_valid(const char *rec, uint32 reclen, V3Header *h)
 	V3Header	probe;
 	V3Version  *versions;
 
+	/*
+	 * Writers check the versions a read visited, not always all: a damaged
+	 * one is found here, and reported as reads report it.
+	 */
 	if (!check_header(rec, reclen, &probe, &err))
+	{
+#ifndef MINIDB_STANDALONE
+		minidb_record_damaged(rec, &err);
+#endif
 		elog(ERROR, "minidb V3 record is damaged: field \"%s\": %s",
 			 err.field, err.detail);
+	}
 	versions = palloc(sizeof(V3Version) * Max(probe.n, 1));
 	if (!check_all(rec, reclen, h, versions, &err))
+	{
+#ifndef MINIDB_STANDALONE
+		minidb_record_damaged(rec, &err);
+#endif
 		elog(ERROR, "minidb V3 record is damaged: version %d, field \"%s\": %s",
 			 err.version, err.field, err.detail);
+	}
 	return versions;
 }
 
@@ -507,7 +521,7 @@ synth_marker(char *rec, const V3Header *h, MinidbVersionRef *ref)
 		flags |= MINIDB_V_XMIN_MULTI;
 		if (minidb_multi_updater_hook)
 		{
-			vm->vh.vh_xmin = minidb_multi_updater_hook(h->xmax);
+			vm->vh.vh_xmin = minidb_multi_updater_hook(h->xmax, rec);
 			if (!TransactionIdIsValid(vm->vh.vh_xmin))
 			{
 				/* no updater left to ask about: it cannot have committed */
@@ -562,6 +576,20 @@ v3_get_lockers(const char *rec, MinidbLockers *lk)
 	lk->with_updater = !(xinfo & MINIDB_R3X_LOCK_ONLY);
 	lk->mode = lk->multi ? MINIDB_LOCK_KEYSHARE :
 		(uint16) ((info >> MINIDB_R3_MODE_SHIFT) + 1);
+}
+
+bool
+v3_get_single_ender(const char *rec, TransactionId *xid, bool *keys_updated)
+{
+	uint8		info = (uint8) rec[0];
+	uint8		xinfo = (uint8) rec[1];
+
+	if (!(info & MINIDB_R3_XMAX) ||
+		(xinfo & (MINIDB_R3X_LOCK_ONLY | MINIDB_R3X_XMAX_MULTI)))
+		return false;
+	memcpy(xid, rec + MINIDB_R3_INFO_PREFIX, R3_XMAX_SIZE);
+	*keys_updated = (xinfo & MINIDB_R3X_KEYS_UPDATED) != 0;
+	return true;
 }
 
 bool
@@ -1579,9 +1607,27 @@ v3_set_lockers(char *out, uint32 outsize, const char *rec, uint32 reclen,
 	 */
 	info = h.info & MINIDB_R3_SUCC;
 	xinfo = h.xinfo & MINIDB_R3X_SPEC;
-	if (h.has_end && !(h.xinfo & MINIDB_R3X_SPEC))
-		info &= ~MINIDB_R3_SUCC;
-	lockers_fields(lk, &info, &xinfo, &xmax);
+	if (h.has_end && lk != NULL && lk->with_updater && lk->multi &&
+		TransactionIdIsValid(lk->xid))
+	{
+		/*
+		 * A MultiXactId of the row's ender and its lockers: the end stays
+		 * (moved or deleted, with its successor), its xmax becomes the
+		 * multixact, as heap's compute_new_xmax_infomask keeps an update
+		 * beside the lockers that came after it.
+		 */
+		info = h.info & (MINIDB_R3_XMAX | MINIDB_R3_SUCC);
+		xinfo = (h.xinfo & (MINIDB_R3X_MOVED | MINIDB_R3X_KEYS_UPDATED |
+							MINIDB_R3X_MOVED_PART | MINIDB_R3X_SPEC)) |
+			MINIDB_R3X_XMAX_MULTI;
+		xmax = lk->xid;
+	}
+	else
+	{
+		if (h.has_end && !(h.xinfo & MINIDB_R3X_SPEC))
+			info &= ~MINIDB_R3_SUCC;
+		lockers_fields(lk, &info, &xinfo, &xmax);
+	}
 
 	if (prefix_len(info) == prefix_len(h.info))
 	{

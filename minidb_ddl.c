@@ -166,6 +166,8 @@ rewrite_add(RewriteWriter *rw, const char *rec, uint32 len)
 	if (!rw->has_page)
 	{
 		minidb_page_init((Page) rw->page.data);
+		MinidbPageGetOpaque((Page) rw->page.data)->md_flags |=
+			MINIDB_PAGE_REWRITTEN;
 		rw->has_page = true;
 	}
 	minidb_page_add_record((Page) rw->page.data, rec, len);
@@ -337,6 +339,124 @@ rewrite_in_index_order(Relation old, Relation index, RewriteState *rs)
 	hash_destroy(seen);
 }
 
+/*
+ * The newest data version of the record rec as a heap tuple with t_self
+ * tid (allocated in the current context), or NULL if it has none
+ */
+static HeapTuple
+record_newest_tuple(Relation rel, char *rec, uint32 len, ItemPointer tid)
+{
+	MinidbChainIter it;
+	MinidbChainError err;
+	MinidbVersionRef ref;
+	MinidbVersionData v;
+	MinidbDeltaBuf delta = {0};
+	bool		damaged = false;
+	HeapTuple	tup;
+	Size		tlen;
+
+	if (!minidb_chain_iter_init(&it, rec, len, &err))
+		return NULL;
+	while (minidb_chain_iter_next(&it, &ref, &err, &damaged))
+	{
+		if (ref.vh->vh_flags & MINIDB_V_NODATA_MASK)
+			continue;
+		minidb_version_get_buf(rec, &ref, &v, &delta);
+		tlen = minidb_materialized_size(&v);
+		tup = (HeapTuple) palloc0(HEAPTUPLESIZE + tlen);
+		tup->t_data = (HeapTupleHeader) ((char *) tup + HEAPTUPLESIZE);
+		tup->t_len = tlen;
+		tup->t_self = *tid;
+		tup->t_tableOid = RelationGetRelid(rel);
+		minidb_write_tuple(tup->t_data, &v, InvalidTransactionId, tid);
+		return tup;
+	}
+	return NULL;
+}
+
+/*
+ * Every record, in the order of index's keys, sorted as heap's CLUSTER
+ * sorts when the planner prefers a sequential scan and a sort (use_sort):
+ * each record that survives goes into tuplesort_begin_cluster's sort as
+ * its newest version (an in-place UPDATE never changes an indexed column,
+ * so every version of a record has the same keys), in table order, so
+ * rows of equal keys come out in the order heap's sort gives them.
+ */
+static void
+rewrite_in_sort_order(Relation old, Relation index, RewriteState *rs)
+{
+	Tuplesortstate *sort;
+	BlockNumber nblocks = RelationGetNumberOfBlocks(old);
+	HeapTuple	tup;
+	double		n = 0;
+
+	sort = tuplesort_begin_cluster(RelationGetDescr(old), index,
+								   maintenance_work_mem, NULL,
+								   TUPLESORT_NONE);
+	pgstat_progress_update_param(PROGRESS_CLUSTER_PHASE,
+								 PROGRESS_CLUSTER_PHASE_SEQ_SCAN_HEAP);
+	pgstat_progress_update_param(PROGRESS_CLUSTER_TOTAL_HEAP_BLKS, nblocks);
+	for (BlockNumber blkno = 0; blkno < nblocks; blkno++)
+	{
+		Buffer		buffer = ReadBuffer(old, blkno);
+		OffsetNumber maxoff;
+
+		CHECK_FOR_INTERRUPTS();
+		pgstat_progress_update_param(PROGRESS_CLUSTER_HEAP_BLKS_SCANNED,
+									 blkno + 1);
+		LockBuffer(buffer, BUFFER_LOCK_SHARE);
+		minidb_page_check(old, buffer);
+		maxoff = minidb_page_maxoff(BufferGetPage(buffer));
+		UnlockReleaseBuffer(buffer);
+		for (OffsetNumber off = FirstOffsetNumber; off <= maxoff; off++)
+		{
+			MemoryContext oldcxt = MemoryContextSwitchTo(rs->cxt);
+			MinidbViewStatus status;
+			ItemPointerData tid;
+			uint32		len;
+			int			nkept;
+			char	   *rec;
+
+			ItemPointerSet(&tid, blkno, off);
+			rec = minidb_copy_record(old, &tid, &rs->pin, rs->cxt, &len,
+									 &status);
+			tup = NULL;
+			if (rec != NULL)
+			{
+				len = minidb_rewrite_record(rec, len, rs->oldest_xmin,
+											rs->freeze_cutoff, &nkept);
+				if (len == 0)
+					rs->tups_vacuumed += 1;
+				else
+					tup = record_newest_tuple(old, rec, len, &tid);
+			}
+			if (tup != NULL)
+			{
+				tuplesort_putheaptuple(sort, tup);
+				n += 1;
+				pgstat_progress_update_param(PROGRESS_CLUSTER_HEAP_TUPLES_SCANNED,
+											 (int64) n);
+			}
+			MemoryContextSwitchTo(oldcxt);
+			MemoryContextReset(rs->cxt);
+		}
+	}
+
+	pgstat_progress_update_param(PROGRESS_CLUSTER_PHASE,
+								 PROGRESS_CLUSTER_PHASE_SORT_TUPLES);
+	tuplesort_performsort(sort);
+	pgstat_progress_update_param(PROGRESS_CLUSTER_PHASE,
+								 PROGRESS_CLUSTER_PHASE_WRITE_NEW_HEAP);
+	while ((tup = tuplesort_getheaptuple(sort, true)) != NULL)
+	{
+		ItemPointerData tid = tup->t_self;
+
+		CHECK_FOR_INTERRUPTS();
+		rewrite_record(old, &tid, rs);
+	}
+	tuplesort_end(sort);
+}
+
 /* Every record, in physical order (VACUUM FULL) */
 static void
 rewrite_in_table_order(Relation old, RewriteState *rs)
@@ -396,7 +516,9 @@ minidb_relation_copy_for_cluster(Relation OldTable, Relation NewTable,
 	rs.cxt = AllocSetContextCreate(CurrentMemoryContext, "minidb rewrite",
 								   ALLOCSET_DEFAULT_SIZES);
 
-	if (OldIndex != NULL)
+	if (OldIndex != NULL && use_sort)
+		rewrite_in_sort_order(OldTable, OldIndex, &rs);
+	else if (OldIndex != NULL)
 		rewrite_in_index_order(OldTable, OldIndex, &rs);
 	else
 		rewrite_in_table_order(OldTable, &rs);

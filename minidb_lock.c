@@ -233,6 +233,8 @@ minidb_lockers_add(const MinidbLockers *old, LockTupleMode mode,
 		MultiXactIdSetOldestMember();
 		lk->xid = (TransactionId)
 			MultiXactIdExpand((MultiXactId) old->xid, xid, status);
+		/* the row's ender stays a member: MultiXactIdExpand keeps updates */
+		lk->with_updater = old->with_updater;
 	}
 	/* for a multixact the mode is only the strongest, as a hint */
 	lk->mode = Max(old->mode, newlock);
@@ -493,7 +495,7 @@ minidb_check_row(Relation rel, ItemPointer tid, char *rec, uint32 len,
 	rc->head_running = false;
 	rc->passed_move = false;
 	rc->newer_than_snapshot = false;
-	minidb_record_get_lockers(rec, &lk);
+	minidb_get_lockers(rec, &lk);
 	rc->our_mode = minidb_our_lock_mode(&lk);
 	n = minidb_row_heads(rel, tid, rec, len, buffer, &rc->head, &below);
 	rc->have_target = (n > 0);
@@ -574,7 +576,7 @@ minidb_check_lockers(const char *rec, LockTupleMode mode, MinidbRowCheck *rc)
 
 	if (rc->result != TM_Ok)
 		return;
-	minidb_record_get_lockers(rec, &lk);
+	minidb_get_lockers(rec, &lk);
 	if (minidb_lockers_conflict(&lk, mode, &rc->wait))
 		rc->result = TM_BeingModified;
 }
@@ -620,10 +622,38 @@ minidb_add_row_lock(Relation rel, Buffer buffer, ItemPointer tid,
 	MinidbLockers lk;
 	uint32		len;
 
+	TransactionId ender;
+	bool		keys_updated;
+	char	   *rec = minidb_page_record_at(rel, buffer, tid, &len);
+
 	/* the new lockers first: creating a multixact does I/O */
-	minidb_record_get_lockers(minidb_page_record_at(rel, buffer, tid, &len),
-							  &old);
-	minidb_lockers_add(&old, mode, &lk);
+	minidb_get_lockers(rec, &old);
+	if (minidb_record_get_single_ender(rec, &ender, &keys_updated) &&
+		(TransactionIdIsInProgress(ender) || TransactionIdDidCommit(ender)))
+	{
+		/*
+		 * The row was moved (or deleted) by a transaction that has not
+		 * aborted, and our lock does not conflict with that: heap's
+		 * FOR KEY SHARE past a no-key UPDATE.  The lock joins the ender in
+		 * a multixact and the end stays; replacing the end by the lock
+		 * would bring the old version back.  Our own change holds every
+		 * lock we could take.
+		 */
+		if (TransactionIdIsCurrentTransactionId(ender))
+			return;
+		MultiXactIdSetOldestMember();
+		lk.xid = (TransactionId)
+			MultiXactIdCreate(ender,
+							  keys_updated ? MultiXactStatusUpdate :
+							  MultiXactStatusNoKeyUpdate,
+							  GetCurrentTransactionId(),
+							  mode_info[mode].lockstatus);
+		lk.mode = minidb_lock_from_mode(mode);
+		lk.multi = true;
+		lk.with_updater = true;
+	}
+	else
+		minidb_lockers_add(&old, mode, &lk);
 	minidb_set_lockers(rel, buffer, off, &lk);
 }
 
@@ -886,6 +916,15 @@ minidb_tuple_lock(Relation rel, ItemPointer tid, Snapshot snapshot,
 		}
 	}
 
+	/*
+	 * Following a concurrent update, heap hands over a version at another
+	 * TID, which EvalPlanQual's TID quals (WHERE ctid = ..., a TID range)
+	 * no longer match.  The row here kept its TID: the slot gets it marked
+	 * as the newest version's, which those quals do not match either, and
+	 * which every minidb callback takes for the row's TID.
+	 */
+	if (tuple && step.result == TM_Ok && tmfd->traversed)
+		tuple->t_self = *tid;
 	if (tuple)
 		ExecStoreHeapTuple(tuple, slot, true);
 	return step.result;

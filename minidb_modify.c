@@ -35,7 +35,6 @@
 #include "access/transam.h"
 #include "access/xlog.h"
 #include "catalog/catalog.h"
-#include "catalog/pg_publication.h"
 #include "catalog/pg_trigger.h"
 #include "commands/trigger.h"
 #include "nodes/bitmapset.h"
@@ -61,34 +60,12 @@
 #include "minidb_prune.h"
 #include "minidb_modify.h"
 #include "minidb_ddl.h"
+#include "minidb_logical.h"
 
 /* ----------------------------------------------------------------
  * Helpers
  * ----------------------------------------------------------------
  */
-
-/*
- * Changes to minidb tables are logged as generic WAL, which logical
- * decoding cannot turn into row changes: a publication of a minidb table
- * would silently replicate nothing.  Refuse to write instead.  Costs
- * nothing unless wal_level is logical (the descriptor is cached).
- */
-static void
-check_not_published(Relation rel)
-{
-	PublicationDesc pubdesc;
-
-	if (!XLogLogicalInfoActive())
-		return;
-	RelationBuildPublicationDesc(rel, &pubdesc);
-	if (pubdesc.pubactions.pubinsert || pubdesc.pubactions.pubupdate ||
-		pubdesc.pubactions.pubdelete || pubdesc.pubactions.pubtruncate)
-		ereport(ERROR,
-				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("logical replication of minidb tables is not supported"),
-				 errdetail("Table \"%s\" is part of a publication.",
-						   RelationGetRelationName(rel))));
-}
 
 /*
  * Stamp the caller's tuple as the version this transaction writes, as
@@ -199,8 +176,13 @@ prune_plan_for(Relation rel, Page page, OffsetNumber off, Buffer buffer,
 							  buffer, keep, n, &floor);
 	if (nkeep > 0 && nkeep < *n)
 	{
-		/* as heap_page_prune: the pruned versions are dead tuples no more */
-		pgstat_update_heap_dead_tuples(rel, *n - nkeep);
+		/*
+		 * No pgstat_update_heap_dead_tuples here: heap removes nothing when
+		 * it updates or deletes a row (its HOT chain waits for a page prune
+		 * or VACUUM), so its n_dead_tup still counts these versions; the
+		 * counters follow heap's (PostgreSQL's isolation spec stats), and
+		 * VACUUM reports the true count.
+		 */
 		return keep;
 	}
 	pfree(keep);
@@ -296,7 +278,7 @@ end_marker(const char *rec, const MinidbVersionHeader *head, int format,
 		bool		is_multi;
 		bool		combo;
 
-		minidb_record_get_lockers(rec, &lk);
+		minidb_get_lockers(rec, &lk);
 		marker->xmin = minidb_end_xmax(&lk, xid, mode, &is_multi);
 		if (is_multi)
 			marker->flags |= MINIDB_V_XMIN_MULTI;
@@ -412,7 +394,7 @@ insert_row(Relation rel, TupleTableSlot *slot, CommandId cid, int options,
 	uint32		len;
 	OffsetNumber off;
 
-	check_not_published(rel);
+	minidb_logical_check_writable(rel);
 	slot->tts_tableOid = RelationGetRelid(rel);
 	stamp_version(tuple, xid, cid, options);
 	heaptup = prepare_tuple(rel, tuple, NULL, options);
@@ -433,16 +415,24 @@ insert_row(Relation rel, TupleTableSlot *slot, CommandId cid, int options,
 	CheckForSerializableConflictIn(rel, NULL, InvalidBlockNumber);
 	buffer = minidb_buffer_for_insert(rel, len, bistate, InvalidBuffer,
 									  &is_new);
-	minidb_write_begin(&w, rel);
-	page = minidb_write_page(&w, buffer, is_new);
-	off = minidb_page_add_record(page, rec, len);
-	minidb_write_finish(&w);
+	if (minidb_custom_wal)
+		off = minidb_log_insert(rel, buffer, is_new, rec, len);
+	else
+	{
+		minidb_write_begin(&w, rel);
+		page = minidb_write_page(&w, buffer, is_new);
+		off = minidb_page_add_record(page, rec, len);
+		minidb_write_finish(&w);
+	}
 
 	ItemPointerSet(&slot->tts_tid, BufferGetBlockNumber(buffer), off);
 	tuple->t_self = slot->tts_tid;
 	bistate_remember(bistate, buffer);
 	UnlockReleaseBuffer(buffer);
 	pgstat_count_heap_insert(rel, 1);
+	/* a speculative insertion is logged for decoding once confirmed */
+	if (spec_token == 0)
+		minidb_logical_log_insert(rel, &heaptup, 1);
 
 	pfree(rec);
 	if (heaptup != tuple)
@@ -483,6 +473,7 @@ minidb_tuple_complete_speculative(Relation rel, TupleTableSlot *slot,
 	OffsetNumber off = ItemPointerGetOffsetNumber(tid);
 	Buffer		buffer = ReadBuffer(rel, ItemPointerGetBlockNumber(tid));
 	HeapTuple	oldtup = NULL;
+	HeapTuple	confirmed = NULL;
 	MinidbPageWrite w;
 	MinidbVersionHeader *vh;
 	Page		page;
@@ -512,6 +503,10 @@ minidb_tuple_complete_speculative(Relation rel, TupleTableSlot *slot,
 	if (!minidb_walk_next(&walk, &head))
 		elog(ERROR, "speculative minidb record at (%u,%u) has no version",
 			 ItemPointerGetBlockNumber(tid), off);
+	/* the row as stored, for logical decoding */
+	if (succeeded && minidb_logical_wanted(rel))
+		confirmed = minidb_materialize_copy(rec, &head, InvalidTransactionId,
+											tid, RelationGetRelid(rel));
 
 	minidb_write_begin(&w, rel);
 	page = minidb_write_page(&w, buffer, false);
@@ -527,6 +522,11 @@ minidb_tuple_complete_speculative(Relation rel, TupleTableSlot *slot,
 	minidb_write_finish(&w);
 	UnlockReleaseBuffer(buffer);
 
+	if (confirmed)
+	{
+		minidb_logical_log_insert(rel, &confirmed, 1);
+		heap_freetuple(confirmed);
+	}
 	if (oldtup)
 	{
 		heap_toast_delete(rel, oldtup, true);
@@ -552,19 +552,20 @@ minidb_multi_insert(Relation rel, TupleTableSlot **slots, int nslots,
 	MemoryContext oldcxt = MemoryContextSwitchTo(cxt);
 	char	  **recs = palloc(sizeof(char *) * nslots);
 	uint32	   *lens = palloc(sizeof(uint32) * nslots);
+	HeapTuple  *stored = palloc(sizeof(HeapTuple) * nslots);
 	Size		keep_free = RelationGetTargetPageFreeSpace(rel,
 														   HEAP_DEFAULT_FILLFACTOR);
 	int			i = 0;
 
-	check_not_published(rel);
+	minidb_logical_check_writable(rel);
 	for (int n = 0; n < nslots; n++)
 	{
 		HeapTuple	tuple = ExecFetchSlotHeapTuple(slots[n], true, NULL);
 
 		slots[n]->tts_tableOid = RelationGetRelid(rel);
 		stamp_version(tuple, xid, cid, options);
-		recs[n] = build_record(prepare_tuple(rel, tuple, NULL, options),
-							   xid, cid, options, NULL, &lens[n]);
+		stored[n] = prepare_tuple(rel, tuple, NULL, options);
+		recs[n] = build_record(stored[n], xid, cid, options, NULL, &lens[n]);
 	}
 	MemoryContextSwitchTo(oldcxt);
 
@@ -593,6 +594,7 @@ minidb_multi_insert(Relation rel, TupleTableSlot **slots, int nslots,
 		UnlockReleaseBuffer(buffer);
 	}
 	pgstat_count_heap_insert(rel, nslots);
+	minidb_logical_log_insert(rel, stored, nslots);
 	MemoryContextDelete(cxt);
 }
 
@@ -614,12 +616,13 @@ minidb_tuple_delete(Relation rel, ItemPointer ptid, CommandId cid,
 	MinidbVersionData marker;
 	MinidbRecordEnd extra;
 	HeapTuple	oldtup = NULL;
+	bool		has_external;
 	ItemPointerData moved;
 	uint32		len;
 	char	   *rec;
 	int			format;
 
-	check_not_published(rel);
+	minidb_logical_check_writable(rel);
 	buffer = lock_record_for_write(rel, tid, cid, snapshot, crosscheck, wait,
 								   NULL, NULL, &mode, tmfd, &rc);
 	if (rc.result != TM_Ok)
@@ -627,7 +630,8 @@ minidb_tuple_delete(Relation rel, ItemPointer ptid, CommandId cid,
 
 	minidb_ssi_check_in(rel, tid, rc.target.vh->vh_xmin);
 	rec = minidb_page_record_at(rel, buffer, tid, &len);
-	if (rc.target.vh->vh_flags & MINIDB_V_HASEXTERNAL)
+	has_external = (rc.target.vh->vh_flags & MINIDB_V_HASEXTERNAL) != 0;
+	if (has_external || minidb_logical_wanted(rel))
 		oldtup = minidb_materialize_copy(rec, &rc.target, InvalidTransactionId,
 										 tid, RelationGetRelid(rel));
 
@@ -652,11 +656,11 @@ minidb_tuple_delete(Relation rel, ItemPointer ptid, CommandId cid,
 					format, &extra);
 	UnlockReleaseBuffer(buffer);
 
-	if (oldtup)
-	{
+	minidb_logical_log_delete(rel, oldtup);
+	if (has_external)
 		heap_toast_delete(rel, oldtup, false);
+	if (oldtup)
 		heap_freetuple(oldtup);
-	}
 	pgstat_count_heap_delete(rel);
 	return TM_Ok;
 }
@@ -821,7 +825,7 @@ write_update(UpdateTarget *ut, bool try_in_place, bool *in_place)
 	 * moved row must still wait for a FOR KEY SHARE lock taken before.
 	 */
 	oldrec = minidb_page_record_at(rel, ut->buffer, ut->otid, &oldlen);
-	minidb_record_get_lockers(oldrec, &lk);
+	minidb_get_lockers(oldrec, &lk);
 	memset(&extra, 0, sizeof(extra));
 	extra.lockers = minidb_lockers_live(&lk) ? &lk : NULL;
 	newrec = build_record(ut->newtup, ut->xid, ut->cid, 0, &extra, &newlen);
@@ -959,7 +963,7 @@ minidb_tuple_update(Relation rel, ItemPointer potid, TupleTableSlot *slot,
 	HeapTuple	newtup;
 	Buffer		buffer;
 
-	check_not_published(rel);
+	minidb_logical_check_writable(rel);
 	newtup = ExecFetchSlotHeapTuple(slot, true, &shouldFree);
 	newtup->t_tableOid = RelationGetRelid(rel);
 	stamp_version(newtup, xid, cid, 0);
@@ -1007,7 +1011,7 @@ minidb_tuple_update(Relation rel, ItemPointer potid, TupleTableSlot *slot,
 	ut.cid = cid;
 	ut.keys_updated = (*lockmode == LockTupleExclusive);
 	/* the new version keeps the row's lockers: heap's xmax of the new tuple */
-	minidb_record_get_lockers(minidb_page_record_at(rel, buffer, otid, &oldlen),
+	minidb_get_lockers(minidb_page_record_at(rel, buffer, otid, &oldlen),
 							  &lockers);
 	/* the superseded version's header (the record may change under TOAST) */
 	head = *rc.head.vh;
@@ -1023,6 +1027,7 @@ minidb_tuple_update(Relation rel, ItemPointer potid, TupleTableSlot *slot,
 	minidb_count_update(rel, in_place,
 						ItemPointerGetBlockNumber(&slot->tts_tid) !=
 						ItemPointerGetBlockNumber(otid));
+	minidb_logical_log_update(rel, uo.oldtup, newtup, ut.newtup);
 
 	heap_freetuple(uo.oldtup);
 	if (ut.newtup != newtup)

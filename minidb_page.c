@@ -65,22 +65,73 @@ minidb_page_damage(Page page)
 }
 
 /*
- * Refuse a page that is not a sound minidb page.  New (all-zero) pages are
- * legal: a crash may leave them after a relation extension.
+ * Two line pointers of records that start at the same byte: one of them was
+ * damaged into a copy of the other, and the record it named would silently
+ * read as the other row.  Line pointers of records that reach outside the
+ * page are left to minidb_page_item.  Returns the later of the two (and the
+ * earlier in *first), or InvalidOffsetNumber.
+ */
+OffsetNumber
+minidb_page_shared_record(Page page, OffsetNumber *first)
+{
+	uint64		seen[BLCKSZ / MAXIMUM_ALIGNOF / 64] = {0};
+	OffsetNumber maxoff = minidb_page_maxoff(page);
+
+	for (OffsetNumber off = FirstOffsetNumber; off <= maxoff; off++)
+	{
+		ItemId		lp = PageGetItemId(page, off);
+		uint32		unit = ItemIdGetOffset(lp) / MAXIMUM_ALIGNOF;
+
+		if (!ItemIdIsNormal(lp) || ItemIdGetOffset(lp) >= BLCKSZ)
+			continue;
+		if (seen[unit / 64] & (UINT64CONST(1) << (unit % 64)))
+		{
+			for (OffsetNumber o = FirstOffsetNumber; o < off; o++)
+			{
+				ItemId		other = PageGetItemId(page, o);
+
+				if (ItemIdIsNormal(other) &&
+					ItemIdGetOffset(other) == ItemIdGetOffset(lp))
+				{
+					*first = o;
+					return off;
+				}
+			}
+		}
+		seen[unit / 64] |= UINT64CONST(1) << (unit % 64);
+	}
+	return InvalidOffsetNumber;
+}
+
+/*
+ * Refuse a page that is not a sound minidb page, or two of whose line
+ * pointers name the same record.  New (all-zero) pages are legal: a crash
+ * may leave them after a relation extension.
  */
 void
 minidb_page_check(Relation rel, Buffer buffer)
 {
 	Page		page = BufferGetPage(buffer);
 	const char *why;
+	OffsetNumber off;
+	OffsetNumber first;
 
-	if (PageIsNew(page) || (why = minidb_page_damage(page)) == NULL)
+	if (PageIsNew(page))
 		return;
-	ereport(ERROR,
-			(errcode(ERRCODE_DATA_CORRUPTED),
-			 errmsg("page %u of relation \"%s\" is damaged: %s",
-					BufferGetBlockNumber(buffer),
-					RelationGetRelationName(rel), why)));
+	if ((why = minidb_page_damage(page)) != NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("page %u of relation \"%s\" is damaged: %s",
+						BufferGetBlockNumber(buffer),
+						RelationGetRelationName(rel), why)));
+	if ((off = minidb_page_shared_record(page, &first)) != InvalidOffsetNumber)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("damaged line pointer in relation \"%s\" at TID (%u,%u)",
+						RelationGetRelationName(rel),
+						BufferGetBlockNumber(buffer), off),
+				 errdetail("Line pointers %u and %u name the same record, at offset %u.",
+						   first, off, ItemIdGetOffset(PageGetItemId(page, off)))));
 }
 
 /*
@@ -120,10 +171,24 @@ minidb_page_item(Page page, OffsetNumber off, char **rec, uint32 *len,
 		*why = "a redirect line pointer";
 		return MINIDB_ITEM_DAMAGED;
 	}
-	if (!ItemIdIsNormal(lp))
-		return MINIDB_ITEM_NONE;
 	lpoff = ItemIdGetOffset(lp);
 	lplen = ItemIdGetLength(lp);
+	if (!ItemIdIsNormal(lp))
+	{
+		/*
+		 * Unused and dead items keep no storage here (ItemIdSetUnused and
+		 * ItemIdSetDead clear both fields): a record's line pointer whose
+		 * flags were damaged would otherwise hide the row without a word.
+		 */
+		if (lpoff != 0 || lplen != 0)
+		{
+			*why = psprintf("%s line pointer with storage (offset %u, length %u)",
+							ItemIdIsDead(lp) ? "a dead" : "an unused",
+							lpoff, lplen);
+			return MINIDB_ITEM_DAMAGED;
+		}
+		return MINIDB_ITEM_NONE;
+	}
 	if (lpoff != MAXALIGN(lpoff) || lpoff < ph->pd_upper ||
 		lpoff + lplen > ph->pd_special)
 	{
@@ -140,6 +205,134 @@ minidb_page_item(Page page, OffsetNumber off, char **rec, uint32 *len,
 	*rec = (char *) page + lpoff;
 	*len = lplen;
 	return MINIDB_ITEM_RECORD;
+}
+
+typedef struct ItemSpan
+{
+	OffsetNumber off;
+	uint32		start;
+	uint32		end;
+} ItemSpan;
+
+static int
+item_span_cmp(const void *a, const void *b)
+{
+	const ItemSpan *x = a;
+	const ItemSpan *y = b;
+
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return x->off < y->off ? -1 : x->off > y->off;
+}
+
+/*
+ * Before a page is compacted (PageRepairFragmentation, which refuses a
+ * page whose items reach outside the tuple space or overlap, naming no
+ * item): raise ERRCODE_DATA_CORRUPTED naming the relation and the TID of
+ * the first such item.  For pruning and VACUUM, which read only the
+ * records they change.
+ */
+void
+minidb_page_check_items(Relation rel, Buffer buffer)
+{
+	Page		page = BufferGetPage(buffer);
+	PageHeader	ph = (PageHeader) page;
+	OffsetNumber maxoff = minidb_page_maxoff(page);
+	ItemSpan	spans[MaxHeapTuplesPerPage];
+	int			n = 0;
+	OffsetNumber bad = InvalidOffsetNumber;
+	OffsetNumber other = InvalidOffsetNumber;
+
+	for (OffsetNumber off = FirstOffsetNumber; off <= maxoff; off++)
+	{
+		ItemId		lp = PageGetItemId(page, off);
+		uint32		lpoff = ItemIdGetOffset(lp);
+		uint32		lplen = ItemIdGetLength(lp);
+
+		if (!ItemIdIsUsed(lp) || !ItemIdHasStorage(lp))
+			continue;
+		if (lpoff < ph->pd_upper || lpoff + MAXALIGN(lplen) > ph->pd_special ||
+			lpoff != MAXALIGN(lpoff))
+		{
+			bad = off;
+			break;
+		}
+		spans[n].off = off;
+		spans[n].start = lpoff;
+		spans[n].end = lpoff + MAXALIGN(lplen);
+		n++;
+	}
+	if (bad == InvalidOffsetNumber)
+	{
+		qsort(spans, n, sizeof(ItemSpan), item_span_cmp);
+		for (int i = 1; i < n && bad == InvalidOffsetNumber; i++)
+			if (spans[i].start < spans[i - 1].end)
+			{
+				bad = Max(spans[i].off, spans[i - 1].off);
+				other = Min(spans[i].off, spans[i - 1].off);
+			}
+	}
+	if (bad == InvalidOffsetNumber)
+		return;
+	ereport(ERROR,
+			(errcode(ERRCODE_DATA_CORRUPTED),
+			 errmsg("damaged line pointer in relation \"%s\" at TID (%u,%u)",
+					RelationGetRelationName(rel), BufferGetBlockNumber(buffer),
+					bad),
+			 OffsetNumberIsValid(other) ?
+			 errdetail("Its record (offset %u, length %u) overlaps that of line pointer %u.",
+					   ItemIdGetOffset(PageGetItemId(page, bad)),
+					   ItemIdGetLength(PageGetItemId(page, bad)), other) :
+			 errdetail("Its record (offset %u, length %u) lies outside the page's tuple space %u..%u.",
+					   ItemIdGetOffset(PageGetItemId(page, bad)),
+					   ItemIdGetLength(PageGetItemId(page, bad)),
+					   ph->pd_upper, ph->pd_special)));
+}
+
+/*
+ * Where a pointer into a record on a shared or local buffer's page points:
+ * the buffer and the item whose record holds it.  For reporting damage
+ * found inside a record by code that was handed only its bytes; false for
+ * private copies.  The buffer must be pinned (it is: its bytes are being
+ * read).
+ */
+bool
+minidb_page_locate(const void *ptr, Buffer *buffer, OffsetNumber *off)
+{
+	const char *p = (const char *) ptr;
+	Buffer		b = InvalidBuffer;
+	Page		page;
+	OffsetNumber maxoff;
+
+	if (p >= BufferBlocks && p < BufferBlocks + (Size) NBuffers * BLCKSZ)
+		b = (Buffer) ((p - BufferBlocks) / BLCKSZ) + 1;
+	else
+	{
+		for (int i = 0; i < NLocBuffer; i++)
+			if (LocalBufferBlockPointers[i] != NULL &&
+				p >= (char *) LocalBufferBlockPointers[i] &&
+				p < (char *) LocalBufferBlockPointers[i] + BLCKSZ)
+				b = -(i + 1);
+	}
+	if (b == InvalidBuffer)
+		return false;
+	page = BufferGetPage(b);
+	if (PageIsNew(page) || minidb_page_damage(page) != NULL)
+		return false;
+	maxoff = minidb_page_maxoff(page);
+	for (OffsetNumber o = FirstOffsetNumber; o <= maxoff; o++)
+	{
+		ItemId		lp = PageGetItemId(page, o);
+
+		if (ItemIdIsNormal(lp) && p >= (char *) page + ItemIdGetOffset(lp) &&
+			p < (char *) page + ItemIdGetOffset(lp) + ItemIdGetLength(lp))
+		{
+			*buffer = b;
+			*off = o;
+			return true;
+		}
+	}
+	return false;
 }
 
 /*

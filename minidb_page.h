@@ -33,8 +33,15 @@
 typedef struct MinidbPageOpaqueData
 {
 	uint16		md_magic;
-	uint16		md_flags;		/* none yet */
+	uint16		md_flags;		/* MINIDB_PAGE_* */
 } MinidbPageOpaqueData;
+
+/*
+ * Written by CLUSTER or VACUUM FULL: the page's records are in the order
+ * the rewrite meant (an index's), not in the order their versions were
+ * written; sequential scans keep it (see rows_order_by_age).
+ */
+#define MINIDB_PAGE_REWRITTEN	0x0001
 
 typedef MinidbPageOpaqueData *MinidbPageOpaque;
 
@@ -77,6 +84,10 @@ typedef enum MinidbItem
 } MinidbItem;
 
 extern const char *minidb_page_damage(Page page);
+extern OffsetNumber minidb_page_shared_record(Page page, OffsetNumber *first);
+extern bool minidb_page_locate(const void *ptr, Buffer *buffer,
+							   OffsetNumber *off);
+extern void minidb_page_check_items(Relation rel, Buffer buffer);
 extern OffsetNumber minidb_page_maxoff(Page page);
 extern MinidbItem minidb_page_item(Page page, OffsetNumber off, char **rec,
 								   uint32 *len, const char **why);

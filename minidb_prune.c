@@ -254,6 +254,8 @@ minidb_apply_plan(Relation rel, Buffer buffer, const MinidbPagePlan *plan)
 	MinidbPageWrite w;
 	Page		image;
 
+	/* a damaged line pointer must not stop the compaction nameless */
+	minidb_page_check_items(rel, buffer);
 	if (minidb_custom_wal)
 	{
 		minidb_log_plan(rel, buffer, plan);

@@ -1,21 +1,12 @@
 /*-------------------------------------------------------------------------
  *
  * minidb_repair.c
- *	  Finding and removing damaged records:
+ *	  Removing damaged records:
  *
- *	minidb_check(rel regclass) RETURNS TABLE(ctid, version, field, detail)
- *		every damaged record of a minidb table (and every page that is not
- *		a minidb page or whose line pointers point outside it), as
- *		amcheck's verify_heapam lists heap's; verify_heapam and pg_amcheck
- *		refuse or skip minidb tables
  *	minidb_force_kill(rel regclass, tids tid[]) RETURNS int
  *		what pg_surgery's heap_force_kill is for heap
  *
- * minidb_check reads every page under a share lock, one at a time, and
- * validates each record with minidb_record_validate (every header field of
- * every version and the tail: what the iterator, VACUUM and the reference
- * walker check).  It is for the table's owner and superusers, checked
- * before the table is locked, as minidb_stats is.
+ * minidb_verify (minidb_verify.c) finds them.
  *
  * A record whose bytes are damaged makes every read that visits it fail
  * with ERRCODE_DATA_CORRUPTED: sequential scans, pg_dump, even DELETE ...
@@ -72,102 +63,7 @@
 #include "minidb_wal.h"
 #include "minidb_am.h"
 
-PG_FUNCTION_INFO_V1(minidb_check);
 PG_FUNCTION_INFO_V1(minidb_force_kill);
-
-/* ----------------------------------------------------------------
- * minidb_check
- * ----------------------------------------------------------------
- */
-static void
-check_row(ReturnSetInfo *rsinfo, BlockNumber blkno, OffsetNumber off,
-		  int version, const char *field, const char *detail)
-{
-	Datum		values[4];
-	bool		nulls[4] = {0};
-	ItemPointer tid = palloc(sizeof(ItemPointerData));
-
-	ItemPointerSet(tid, blkno, off);
-	values[0] = PointerGetDatum(tid);
-	if (version >= 0)
-		values[1] = Int32GetDatum(version);
-	else
-		nulls[1] = true;
-	values[2] = CStringGetTextDatum(field);
-	values[3] = CStringGetTextDatum(detail);
-	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
-}
-
-/* Check one share-locked page: a row for everything wrong with it */
-static void
-check_page(ReturnSetInfo *rsinfo, Buffer buffer, BlockNumber blkno)
-{
-	Page		page = BufferGetPage(buffer);
-	OffsetNumber maxoff;
-	const char *why;
-
-	if (PageIsNew(page))
-		return;
-	if ((why = minidb_page_damage(page)) != NULL)
-	{
-		check_row(rsinfo, blkno, InvalidOffsetNumber, -1, "page", why);
-		return;
-	}
-	maxoff = minidb_page_maxoff(page);
-	for (OffsetNumber off = FirstOffsetNumber; off <= maxoff; off++)
-	{
-		MinidbChainError err;
-		char	   *rec;
-		uint32		len;
-
-		switch (minidb_page_item(page, off, &rec, &len, &why))
-		{
-			case MINIDB_ITEM_NONE:
-				break;
-			case MINIDB_ITEM_DAMAGED:
-				check_row(rsinfo, blkno, off, -1, "line pointer", why);
-				break;
-			case MINIDB_ITEM_RECORD:
-				if (!minidb_record_validate(rec, len, &err))
-					check_row(rsinfo, blkno, off, err.version, err.field,
-							  err.detail);
-				break;
-		}
-	}
-}
-
-/*
- * minidb_check(rel regclass): one row per damaged record (version NULL when
- * the record header is at fault), per line pointer outside its page, and
- * per page that is not a minidb page (offset 0).  No rows: nothing found.
- */
-Datum
-minidb_check(PG_FUNCTION_ARGS)
-{
-	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
-	Relation	rel;
-	BlockNumber nblocks;
-	BufferAccessStrategy strategy;
-
-	rel = minidb_open_owned(PG_GETARG_OID(0), "minidb_check");
-	InitMaterializedSRF(fcinfo, 0);
-	strategy = GetAccessStrategy(BAS_BULKREAD);
-	nblocks = RelationGetNumberOfBlocks(rel);
-	for (BlockNumber blkno = 0; blkno < nblocks; blkno++)
-	{
-		Buffer		buffer;
-
-		CHECK_FOR_INTERRUPTS();
-		buffer = ReadBufferExtended(rel, MAIN_FORKNUM, blkno, RBM_NORMAL,
-									strategy);
-		LockBuffer(buffer, BUFFER_LOCK_SHARE);
-		check_page(rsinfo, buffer, blkno);
-		UnlockReleaseBuffer(buffer);
-	}
-	FreeAccessStrategy(strategy);
-	relation_close(rel, AccessShareLock);
-	return (Datum) 0;
-}
 
 /* ----------------------------------------------------------------
  * minidb_force_kill

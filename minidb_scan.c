@@ -76,6 +76,67 @@ rows_reset(MinidbPageRows *rows)
 	rows->cur = -1;
 	rows->arena_used = 0;
 	rows->maxoff = InvalidOffsetNumber;
+	rows->rewritten = false;
+}
+
+/*
+ * A version's cmin, as far as the page tells, or InvalidCommandId.  A
+ * combo command id is resolved when it is the current transaction's, and
+ * unknown otherwise.  A V3 record keeps the cmax of the row's end in the
+ * cid of its newest data version (as heap's t_cid does): that version's
+ * cmin is unknown (ended says the record has an end).
+ */
+static CommandId
+version_cmin(const MinidbVersionHeader *vh, bool ended)
+{
+	if (vh->vh_flags & MINIDB_V_COMBOCID)
+		return TransactionIdIsCurrentTransactionId(vh->vh_xmin) ?
+			minidb_version_cid(vh) : InvalidCommandId;
+	return ended ? InvalidCommandId : vh->vh_cid;
+}
+
+/* Does the V3 record rec have an end (its row deleted or moved)? */
+static bool
+v3_record_ended(const char *rec)
+{
+	uint8		info = (uint8) rec[0];
+	uint8		xinfo = (uint8) rec[1];
+
+	return minidb_record_format_of(rec) == MINIDB_FORMAT_V3 &&
+		(info & MINIDB_R3_XMAX) && !(xinfo & MINIDB_R3X_LOCK_ONLY);
+}
+
+/* When the visible version at ref (and the one before it) was written */
+static void
+row_age(MinidbScanDesc scan, char *rec, uint32 len,
+		const MinidbVersionRef *ref, MinidbRowAge *age)
+{
+	MinidbChainIter it;
+	MinidbChainError err;
+	MinidbVersionRef r;
+	bool		damaged = false;
+
+	age->xmin = ref->vh->vh_xmin;
+	/* with an end, index 0 is its virtual marker and 1 the newest data */
+	age->cmin = version_cmin(ref->vh, ref->index == 1 && v3_record_ended(rec));
+	age->frozen = (ref->vh->vh_flags & MINIDB_V_FROZEN) != 0;
+	age->prev_xmin = InvalidTransactionId;
+	age->prev_cmin = InvalidCommandId;
+	if (!scan->by_age || !minidb_chain_iter_init(&it, rec, len, &err) ||
+		ref->index + 1 >= it.nversions)
+		return;
+	while (minidb_chain_iter_next(&it, &r, &err, &damaged))
+	{
+		if (r.index < ref->index + 1)
+			continue;
+		if (!(r.vh->vh_flags & MINIDB_V_NODATA_MASK))
+		{
+			age->prev_xmin = (r.vh->vh_flags & MINIDB_V_FROZEN) ?
+				FrozenTransactionId : r.vh->vh_xmin;
+			age->prev_cmin = version_cmin(r.vh, false);
+		}
+		break;
+	}
 }
 
 /* Append version v of the record rec at tid to the page's rows */
@@ -144,6 +205,7 @@ collect_record(MinidbScanDesc scan, Buffer buffer, OffsetNumber off)
 		minidb_ssi_lock_version(scan->base.rs_rd, &tid,
 								scan->base.rs_snapshot, ref.vh->vh_xmin);
 	get_version(scan, rec, &ref, &v);
+	row_age(scan, rec, len, &ref, &scan->rows.ages[scan->rows.nrows]);
 	rows_append(scan, rec, &v, xmax, &tid);
 }
 
@@ -166,6 +228,8 @@ collect_page(MinidbScanDesc scan, BlockNumber blkno,
 	minidb_page_check(rel, buffer);
 	maxoff = minidb_page_maxoff(BufferGetPage(buffer));
 	scan->rows.maxoff = maxoff;
+	scan->rows.rewritten = (MinidbPageGetOpaque(BufferGetPage(buffer))->md_flags &
+							MINIDB_PAGE_REWRITTEN) != 0;
 
 	if (offsets == NULL)
 	{
@@ -194,6 +258,8 @@ store_row(MinidbScanDesc scan, int i, TupleTableSlot *slot)
 	tuple->t_len = rows->lens[i];
 	ItemPointerSet(&tuple->t_self, scan->cblock, rows->offsets[i]);
 	tuple->t_tableOid = RelationGetRelid(scan->base.rs_rd);
+	minidb_check_tuple_layout(scan->base.rs_rd, slot->tts_tupleDescriptor,
+							  tuple);
 	ExecStoreHeapTuple(tuple, slot, false);
 }
 
@@ -345,20 +411,52 @@ minidb_scan_advance_block(MinidbScanDesc scan, ScanDirection direction)
 
 /*
  * Is row a's version older than row b's: written by an earlier transaction,
- * or by an earlier command of the same one?
+ * or by an earlier command of the same one?  Rows written by one command
+ * are ordered by their versions before it, if any (the order in which the
+ * command came to them, when it was a sequential scan), rows without one
+ * first (inserted, or moved there by an UPDATE: their order among the
+ * others is not known).  Frozen versions are older than all others and of one age: their
+ * order is their place on the page (CLUSTER and VACUUM FULL freeze what
+ * they write and write it in the order they mean).  On a page CLUSTER or
+ * VACUUM FULL wrote, the rows it wrote keep their place (their versions'
+ * ages need not follow it), and rows updated in place since, known by the
+ * older version their record still holds, come after them.
  */
 static bool
 row_older(const MinidbPageRows *rows, int a, int b)
 {
-	HeapTupleHeader ta = (HeapTupleHeader) (rows->arena + rows->starts[a]);
-	HeapTupleHeader tb = (HeapTupleHeader) (rows->arena + rows->starts[b]);
-	TransactionId xa = HeapTupleHeaderGetRawXmin(ta);
-	TransactionId xb = HeapTupleHeaderGetRawXmin(tb);
+	const MinidbRowAge *ra = &rows->ages[a];
+	const MinidbRowAge *rb = &rows->ages[b];
+	int			pa,
+				pb;
 
-	if (xa != xb)
-		return TransactionIdPrecedes(xa, xb);
-	return HeapTupleHeaderGetRawCommandId(ta) <
-		HeapTupleHeaderGetRawCommandId(tb);
+	if (rows->rewritten)
+	{
+		bool		ua = TransactionIdIsValid(ra->prev_xmin);
+		bool		ub = TransactionIdIsValid(rb->prev_xmin);
+
+		if (!ua || !ub)
+			return !ua && ub;
+	}
+	if (ra->frozen || rb->frozen)
+		return ra->frozen && !rb->frozen;
+	if (ra->xmin != rb->xmin)
+		return TransactionIdPrecedes(ra->xmin, rb->xmin);
+	/* a cmin not known: keep their places (rows one transaction wrote) */
+	if (ra->cmin == InvalidCommandId || rb->cmin == InvalidCommandId)
+		return false;
+	if (ra->cmin != rb->cmin)
+		return ra->cmin < rb->cmin;
+	/* 0: no older version, 1: a frozen one, 2: any other */
+	pa = !TransactionIdIsValid(ra->prev_xmin) ? 0 :
+		ra->prev_xmin == FrozenTransactionId ? 1 : 2;
+	pb = !TransactionIdIsValid(rb->prev_xmin) ? 0 :
+		rb->prev_xmin == FrozenTransactionId ? 1 : 2;
+	if (pa != pb || pa < 2)
+		return pa < pb;
+	if (ra->prev_xmin != rb->prev_xmin)
+		return TransactionIdPrecedes(ra->prev_xmin, rb->prev_xmin);
+	return ra->prev_cmin < rb->prev_cmin;
 }
 
 static void
@@ -367,13 +465,16 @@ rows_swap(MinidbPageRows *rows, int a, int b)
 	OffsetNumber off = rows->offsets[a];
 	uint32		start = rows->starts[a];
 	uint32		len = rows->lens[a];
+	MinidbRowAge age = rows->ages[a];
 
 	rows->offsets[a] = rows->offsets[b];
 	rows->starts[a] = rows->starts[b];
 	rows->lens[a] = rows->lens[b];
+	rows->ages[a] = rows->ages[b];
 	rows->offsets[b] = off;
 	rows->starts[b] = start;
 	rows->lens[b] = len;
+	rows->ages[b] = age;
 }
 
 /*
@@ -973,6 +1074,7 @@ minidb_index_fetch_tuple(struct IndexFetchTableData *data, ItemPointer tid,
 	if (tuple == NULL)
 		return false;
 	/* index_fetch_heap counts the fetch, against the index, as for heap */
+	minidb_check_tuple_layout(data->rel, slot->tts_tupleDescriptor, tuple);
 	ExecStoreHeapTuple(tuple, slot, false);
 	return true;
 }
@@ -997,6 +1099,7 @@ minidb_fetch_row_version(Relation rel, ItemPointer tid, Snapshot snapshot,
 		ReleaseBuffer(pin);
 	if (tuple == NULL)
 		return false;
+	minidb_check_tuple_layout(rel, slot->tts_tupleDescriptor, tuple);
 	ExecStoreHeapTuple(tuple, slot, true);
 	return true;
 }

@@ -21,6 +21,20 @@
 #include "minidb_tuple.h"
 
 
+/*
+ * When a row's visible version was written, as a sequential scan orders a
+ * page's rows (see rows_order_by_age): its xmin and cmin, and those of the
+ * version before it in the record, if any.
+ */
+typedef struct MinidbRowAge
+{
+	TransactionId xmin;
+	CommandId	cmin;
+	TransactionId prev_xmin;	/* invalid: no older version */
+	CommandId	prev_cmin;
+	bool		frozen;			/* visible to all: its age is unknown */
+} MinidbRowAge;
+
 /* Rows of one page, materialized under the lock into a per-scan arena */
 typedef struct MinidbPageRows
 {
@@ -28,9 +42,11 @@ typedef struct MinidbPageRows
 	int			next;			/* bitmap, sample, analyze: next to hand out */
 	int			cur;			/* seq scans: the row handed out last */
 	OffsetNumber maxoff;		/* of the page the rows came from */
+	bool		rewritten;		/* the page has MINIDB_PAGE_REWRITTEN */
 	OffsetNumber offsets[MaxHeapTuplesPerPage];
 	uint32		starts[MaxHeapTuplesPerPage];	/* into arena */
 	uint32		lens[MaxHeapTuplesPerPage];
+	MinidbRowAge ages[MaxHeapTuplesPerPage];	/* seq scans' order */
 	char	   *arena;
 	Size		arena_size;
 	Size		arena_used;

@@ -16,6 +16,7 @@
 
 #include "access/htup_details.h"
 #include "utils/memutils.h"
+#include "utils/rel.h"
 
 #include "chain.h"
 #include "minidb_tuple.h"
@@ -235,4 +236,157 @@ minidb_marker_version(TransactionId xmin, CommandId cid, uint16 flag,
 	v->xmin = xmin;
 	v->cid = cid;
 	v->flags = flag;
+}
+
+/*
+ * Walk a data version's attributes over its data, as heap_deform_tuple
+ * would, with every step bounded: NULL if they tile the data exactly and
+ * the data flags say what the data holds, else what is wrong (palloc'd).
+ * minidb_verify checks every version so, and readers every row they hand
+ * out (minidb_check_tuple_layout): a V3 version's data offset follows from
+ * natts and the flags alone, so their damage passes validation (V1 and V2
+ * records keep vh_hoff, which validation checks against them).
+ */
+char *
+minidb_attributes_damage(TupleDesc desc, const MinidbVersionData *v)
+{
+	const char *dp = v->data;
+	uint32		len = v->datalen;
+	uint32		off = 0;
+	bool		hasnull = (v->flags & MINIDB_V_HASNULL) != 0;
+	bool		anynull = false;
+	bool		varwidth = false;
+	bool		external = false;
+
+	if (v->natts > desc->natts)
+		return psprintf("%u attributes, but the table has %d", v->natts,
+						desc->natts);
+	for (int i = 0; i < v->natts; i++)
+	{
+		Form_pg_attribute att = TupleDescAttr(desc, i);
+
+		if (hasnull && att_isnull(i, v->bitmap))
+		{
+			anynull = true;
+			continue;
+		}
+		if (att->attlen > 0)
+		{
+			off = att_align_nominal(off, att->attalign);
+			if ((uint64) off + att->attlen > len)
+				return psprintf("attribute %d (%d bytes at %u) runs past the data's end %u",
+								i + 1, att->attlen, off, len);
+			off += att->attlen;
+			continue;
+		}
+		varwidth = true;
+		if (att->attlen == -2)
+		{
+			size_t		n;
+
+			off = att_align_nominal(off, att->attalign);
+			if (off >= len)
+				return psprintf("attribute %d starts at %u, past the data's end %u",
+								i + 1, off, len);
+			n = strnlen(dp + off, len - off);
+			if (n == len - off)
+				return psprintf("attribute %d: a C string without its end", i + 1);
+			off += n + 1;
+			continue;
+		}
+		if (att->attlen != -1)
+			return psprintf("attribute %d has length %d", i + 1, att->attlen);
+		if (off >= len)
+			return psprintf("attribute %d starts at %u, past the data's end %u",
+							i + 1, off, len);
+		off = att_align_pointer(off, att->attalign, -1, dp + off);
+		if (off >= len)
+			return psprintf("attribute %d starts at %u, past the data's end %u",
+							i + 1, off, len);
+		if (VARATT_IS_EXTERNAL(dp + off))
+		{
+			if ((uint64) off + VARHDRSZ_EXTERNAL > len)
+				return psprintf("attribute %d: a TOAST pointer at %u runs past the data's end %u",
+								i + 1, off, len);
+			if (VARTAG_EXTERNAL(dp + off) != VARTAG_ONDISK)
+				return psprintf("attribute %d: TOAST pointer of kind %u, not an on-disk one",
+								i + 1, VARTAG_EXTERNAL(dp + off));
+			if ((uint64) off + VARSIZE_EXTERNAL(dp + off) > len)
+				return psprintf("attribute %d: a TOAST pointer at %u runs past the data's end %u",
+								i + 1, off, len);
+			external = true;
+			off += VARSIZE_EXTERNAL(dp + off);
+		}
+		else if (VARATT_IS_SHORT(dp + off))
+		{
+			if ((uint64) off + VARSIZE_SHORT(dp + off) > len)
+				return psprintf("attribute %d (%u bytes at %u) runs past the data's end %u",
+								i + 1, (uint32) VARSIZE_SHORT(dp + off), off, len);
+			off += VARSIZE_SHORT(dp + off);
+		}
+		else
+		{
+			uint32		size;
+
+			if ((uint64) off + VARHDRSZ > len)
+				return psprintf("attribute %d: a length word at %u runs past the data's end %u",
+								i + 1, off, len);
+			size = VARSIZE_4B(dp + off);
+			if (size < VARHDRSZ || (uint64) off + size > len)
+				return psprintf("attribute %d (%u bytes at %u) runs past the data's end %u",
+								i + 1, size, off, len);
+			off += size;
+		}
+	}
+	if (off != len)
+		return psprintf("the attributes end at %u, the data at %u", off, len);
+	if (hasnull && !anynull)
+		return psprintf("null bitmap flagged, but none of the %u attributes is null",
+						v->natts);
+	if (varwidth != ((v->flags & MINIDB_V_HASVARWIDTH) != 0))
+		return psprintf("variable-width flag is %s, but the data has %s variable-width value",
+						varwidth ? "clear" : "set", varwidth ? "a" : "no");
+	if (external != ((v->flags & MINIDB_V_HASEXTERNAL) != 0))
+		return psprintf("external-value flag is %s, but the data has %s TOAST pointer",
+						external ? "clear" : "set", external ? "a" : "no");
+	return NULL;
+}
+
+/*
+ * A version about to be handed out as tuple (materialized from a record of
+ * rel) in a slot of descriptor desc (the relation's, or during a table
+ * rewrite its old one): its attributes must lie within its data
+ * (minidb_attributes_damage), else ERRCODE_DATA_CORRUPTED naming the
+ * relation and TID.  Deforming a tuple whose natts or null bitmap flag was
+ * damaged would read past it.
+ */
+void
+minidb_check_tuple_layout(Relation rel, TupleDesc desc, HeapTuple tuple)
+{
+	HeapTupleHeader td = tuple->t_data;
+	MinidbVersionData v;
+	char	   *why;
+
+	memset(&v, 0, sizeof(v));
+	v.natts = HeapTupleHeaderGetNatts(td);
+	if (td->t_infomask & HEAP_HASNULL)
+	{
+		v.flags |= MINIDB_V_HASNULL;
+		v.bitmap = td->t_bits;
+	}
+	if (td->t_infomask & HEAP_HASVARWIDTH)
+		v.flags |= MINIDB_V_HASVARWIDTH;
+	if (td->t_infomask & HEAP_HASEXTERNAL)
+		v.flags |= MINIDB_V_HASEXTERNAL;
+	v.data = (char *) td + td->t_hoff;
+	v.datalen = tuple->t_len - td->t_hoff;
+	if (likely((why = minidb_attributes_damage(desc, &v)) == NULL))
+		return;
+	ereport(ERROR,
+			(errcode(ERRCODE_DATA_CORRUPTED),
+			 errmsg("corrupted minidb record in relation \"%s\" at TID (%u,%u)",
+					RelationGetRelationName(rel),
+					ItemPointerGetBlockNumberNoCheck(&tuple->t_self),
+					ItemPointerGetOffsetNumberNoCheck(&tuple->t_self)),
+			 errdetail("The version read, field \"data\": %s.", why)));
 }

@@ -12,6 +12,8 @@
 #define MINIDB_TUPLE_H
 
 #include "access/htup_details.h"
+#include "access/tupdesc.h"
+#include "utils/relcache.h"
 
 #include "chain.h"
 
@@ -26,6 +28,10 @@ typedef struct MinidbTupleBuf
 	MinidbDeltaBuf delta;		/* older versions rebuilt from differences */
 } MinidbTupleBuf;
 
+extern char *minidb_attributes_damage(TupleDesc desc,
+									  const MinidbVersionData *v);
+extern void minidb_check_tuple_layout(Relation rel, TupleDesc desc,
+									  HeapTuple tuple);
 extern Size minidb_materialized_size(const MinidbVersionData *v);
 extern void minidb_write_tuple(HeapTupleHeader td, const MinidbVersionData *v,
 							   TransactionId xmax, ItemPointer tid);

@@ -56,6 +56,7 @@
 #include "commands/dbcommands.h"
 #include "commands/progress.h"
 #include "commands/vacuum.h"
+#include "executor/instrument.h"
 #include "miscadmin.h"
 #include "pgstat.h"
 #include "postmaster/autovacuum.h"
@@ -65,6 +66,7 @@
 #include "storage/procarray.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
+#include "utils/pg_rusage.h"
 #include "utils/snapmgr.h"
 #include "utils/timestamp.h"
 
@@ -109,6 +111,10 @@ typedef struct MinidbVacState
 	int			nindexes;
 	Relation   *indrels;
 	IndexBulkDeleteResult **indstats;
+	char	  **indnames;		/* for the report */
+
+	/* parallel index vacuuming (vacuumparallel.c), or NULL */
+	ParallelVacuumState *pvs;
 
 	/* cutoffs */
 	TransactionId OldestXmin;
@@ -146,6 +152,9 @@ typedef struct MinidbVacState
 	double		versions_frozen;
 	double		records_dead;	/* made LP_DEAD */
 	double		records_removed;	/* made LP_UNUSED */
+	double		versions_dead;	/* row versions of the records that died */
+	BlockNumber lpdead_item_pages;	/* pages with dead items (heap's) */
+	int64		lpdead_items;	/* dead items: records that died */
 	double		lockers_cleared;
 	double		damaged_records;
 	/* where the first damaged records are, for the report */
@@ -345,7 +354,7 @@ vacuum_record(MinidbVacState *vs, char *rec, uint32 len, Buffer buffer,
 	 * A V3 end by a multixact keeps its updater as the xmax; the
 	 * multixact goes when it grows old (heap's FreezeMultiXactId).
 	 */
-	minidb_record_get_lockers(rec, &lk);
+	minidb_get_lockers(rec, &lk);
 	if (lk.with_updater && TransactionIdIsValid(end_updater))
 		freeze_end_multi(vs, &lk, end_updater, r);
 	else if (TransactionIdIsValid(lk.xid))
@@ -517,9 +526,12 @@ analyze_page(MinidbVacState *vs, Buffer buffer, bool dead_to_unused,
 		uint32		len;
 
 		memset(r, 0, sizeof(*r));
-		if (!ItemIdIsUsed(lp))
+		/* unused and dead items have no storage; with some, a flag is damaged */
+		if (!ItemIdIsUsed(lp) && ItemIdGetOffset(lp) == 0 &&
+			ItemIdGetLength(lp) == 0)
 			continue;
-		if (ItemIdIsDead(lp))
+		if (ItemIdIsDead(lp) && ItemIdGetOffset(lp) == 0 &&
+			ItemIdGetLength(lp) == 0)
 		{
 			if (dead_to_unused)
 			{
@@ -698,6 +710,18 @@ count_record(MinidbVacState *vs, RecordResult *r)
 }
 
 /*
+ * The row versions a dead record held, counted as heap counts the tuples
+ * it removes: the data versions, not the tombstone or "moved" marker that
+ * ended the row (heap has no tuple for it).
+ */
+static void
+count_dead_versions(MinidbVacState *vs, RecordResult *r)
+{
+	vs->versions_dead += TransactionIdIsValid(r->dead_xid) ?
+		Max(r->nversions - 1, 0) : r->nversions;
+}
+
+/*
  * Phase 1 for one page: prune, freeze, mark dead records, set the map.
  */
 static void
@@ -709,6 +733,7 @@ scan_page(MinidbVacState *vs, BlockNumber blkno, Buffer *vmbuffer,
 	Buffer		buffer;
 	Page		page;
 	Size		freespace;
+	int			ndeaditems = 0;
 
 	visibilitymap_pin(rel, blkno, vmbuffer);
 	buffer = ReadBufferExtended(rel, MAIN_FORKNUM, blkno, RBM_NORMAL,
@@ -745,11 +770,18 @@ scan_page(MinidbVacState *vs, BlockNumber blkno, Buffer *vmbuffer,
 	if (pr->needs_write)
 	{
 		for (int i = 0; i < pr->plan.ndead; i++)
+		{
 			vs->records_dead += 1;
+			count_dead_versions(vs, &pr->recs[pr->plan.dead[i]]);
+		}
 		for (int i = 0; i < pr->plan.nunused; i++)
 		{
 			if (ItemIdIsNormal(PageGetItemId(page, pr->plan.unused[i])))
+			{
 				vs->records_dead += 1;
+				ndeaditems++;	/* no indexes: dead and gone at once */
+				count_dead_versions(vs, &pr->recs[pr->plan.unused[i]]);
+			}
 			vs->records_removed += 1;
 		}
 		minidb_apply_plan(rel, buffer, &pr->plan);
@@ -760,13 +792,22 @@ scan_page(MinidbVacState *vs, BlockNumber blkno, Buffer *vmbuffer,
 		OffsetNumber maxoff = minidb_page_maxoff(page);
 
 		for (OffsetNumber off = FirstOffsetNumber; off <= maxoff; off++)
-			if (ItemIdIsDead(PageGetItemId(page, off)))
+			if (ItemIdIsDead(PageGetItemId(page, off)) && !pr->recs[off].damaged)
+			{
 				dead_items_add(vs, blkno, off);
+				ndeaditems++;
+			}
+	}
+	if (ndeaditems > 0)
+	{
+		vs->lpdead_item_pages++;
+		vs->lpdead_items += ndeaditems;
 	}
 
 	for (OffsetNumber off = FirstOffsetNumber;
 		 off <= minidb_page_maxoff(page); off++)
-		if (ItemIdIsNormal(PageGetItemId(page, off)) && !pr->recs[off].dead)
+		if ((ItemIdIsNormal(PageGetItemId(page, off)) || pr->recs[off].damaged) &&
+			!pr->recs[off].dead)
 		{
 			if (pr->recs[off].damaged &&
 				vs->ndamaged_tids < MINIDB_VAC_DAMAGED_SHOWN)
@@ -793,20 +834,27 @@ vacuum_indexes(MinidbVacState *vs)
 	vs->phase = VAC_PHASE_VACUUM_INDEX;
 	pgstat_progress_update_param(PROGRESS_VACUUM_PHASE,
 								 PROGRESS_VACUUM_PHASE_VACUUM_INDEX);
-	for (int i = 0; i < vs->nindexes; i++)
+	if (vs->pvs)
+		minidb_parallel_bulkdel_all_indexes(vs->pvs, vs->dead_items,
+											(long) vs->rel->rd_rel->reltuples,
+											vs->num_index_scans);
+	else
 	{
-		IndexVacuumInfo ivinfo;
+		for (int i = 0; i < vs->nindexes; i++)
+		{
+			IndexVacuumInfo ivinfo;
 
-		ivinfo.index = vs->indrels[i];
-		minidb_ivinfo_set_heaprel(&ivinfo, vs->rel);
-		ivinfo.analyze_only = false;
-		ivinfo.report_progress = false;
-		ivinfo.estimated_count = true;
-		ivinfo.message_level = DEBUG2;
-		ivinfo.num_heap_tuples = vs->rel->rd_rel->reltuples;
-		ivinfo.strategy = vs->bstrategy;
-		vs->indstats[i] = minidb_bulkdel_one_index(&ivinfo, vs->indstats[i],
-												   vs->dead_items);
+			ivinfo.index = vs->indrels[i];
+			minidb_ivinfo_set_heaprel(&ivinfo, vs->rel);
+			ivinfo.analyze_only = false;
+			ivinfo.report_progress = false;
+			ivinfo.estimated_count = true;
+			ivinfo.message_level = DEBUG2;
+			ivinfo.num_heap_tuples = vs->rel->rd_rel->reltuples;
+			ivinfo.strategy = vs->bstrategy;
+			vs->indstats[i] = minidb_bulkdel_one_index(&ivinfo, vs->indstats[i],
+													   vs->dead_items);
+		}
 	}
 	vs->num_index_scans++;
 	pgstat_progress_update_param(PROGRESS_VACUUM_NUM_INDEX_VACUUMS,
@@ -1013,13 +1061,19 @@ scan_relation(MinidbVacState *vs)
 	pfree(pr);
 }
 
-/* Phase 4a: index cleanup, and the indexes' pg_class statistics */
+/* Phase 4a: index cleanup */
 static void
 cleanup_indexes(MinidbVacState *vs, double reltuples, bool estimated)
 {
 	vs->phase = VAC_PHASE_INDEX_CLEANUP;
 	pgstat_progress_update_param(PROGRESS_VACUUM_PHASE,
 								 PROGRESS_VACUUM_PHASE_INDEX_CLEANUP);
+	if (vs->pvs)
+	{
+		parallel_vacuum_cleanup_all_indexes(vs->pvs, (long) reltuples,
+											vs->num_index_scans, estimated);
+		return;
+	}
 	for (int i = 0; i < vs->nindexes; i++)
 	{
 		IndexVacuumInfo ivinfo;
@@ -1034,6 +1088,27 @@ cleanup_indexes(MinidbVacState *vs, double reltuples, bool estimated)
 		ivinfo.strategy = vs->bstrategy;
 		vs->indstats[i] = vac_cleanup_one_index(&ivinfo, vs->indstats[i]);
 	}
+}
+
+/*
+ * The end of parallel mode: the index statistics the workers kept in
+ * shared memory come back to vs->indstats (heap's dead_items_cleanup).
+ * Before any catalog update, which parallel mode forbids.
+ */
+static void
+end_parallel(MinidbVacState *vs)
+{
+	if (vs->pvs == NULL)
+		return;
+	parallel_vacuum_end(vs->pvs, vs->indstats);
+	vs->pvs = NULL;
+	vs->dead_items = minidb_dead_items_end_parallel(vs->dead_items);
+}
+
+/* The indexes' pg_class statistics, after a cleanup that counted */
+static void
+update_index_stats(MinidbVacState *vs)
+{
 	for (int i = 0; i < vs->nindexes; i++)
 	{
 		IndexBulkDeleteResult *istat = vs->indstats[i];
@@ -1226,8 +1301,20 @@ vacuum_error_callback(void *arg)
 	}
 }
 
-static MinidbDeadItems *
-dead_items_alloc(MinidbVacState *vs)
+/*
+ * The dead items' array, sized as heap sizes it.  Where heap vacuums
+ * indexes in parallel (vacuumlazy.c's dead_items_alloc: PARALLEL not 0,
+ * which autovacuum always is, at least two indexes, index vacuuming on,
+ * not a temporary table), so does minidb, through the server's parallel
+ * vacuum (vacuumparallel.c): its workers run index_bulk_delete and
+ * index_vacuum_cleanup on the indexes with the dead items in shared
+ * memory, which is where the array lives then.  The scan of the table
+ * stays in this process, as heap's does.  parallel_vacuum_init decides
+ * how many workers (none, and so no parallel mode, when the indexes are
+ * smaller than min_parallel_index_scan_size or workers are not allowed).
+ */
+static void
+dead_items_alloc(MinidbVacState *vs, int nworkers)
 {
 	int			vac_work_mem = AmAutoVacuumWorkerProcess() &&
 		autovacuum_work_mem != -1 ? autovacuum_work_mem : maintenance_work_mem;
@@ -1244,7 +1331,177 @@ dead_items_alloc(MinidbVacState *vs)
 	}
 	else
 		max_items = MaxHeapTuplesPerPage;	/* one pass, nothing kept */
-	return minidb_dead_items_create((int) max_items);
+
+	if (nworkers >= 0 && vs->nindexes > 1 && vs->do_index_vacuuming)
+	{
+		if (RelationUsesLocalBuffers(vs->rel))
+		{
+			/* heap's warning, when PARALLEL n was asked for */
+			if (nworkers > 0)
+				ereport(WARNING,
+						(errmsg("disabling parallel option of vacuum on \"%s\" --- cannot vacuum temporary tables in parallel",
+								vs->relname)));
+		}
+		else
+			vs->pvs = minidb_parallel_vacuum_init(vs->rel, vs->indrels,
+												  vs->nindexes, nworkers,
+												  (int) max_items, vac_work_mem,
+												  vs->verbose ? INFO : DEBUG2,
+												  vs->bstrategy);
+		if (vs->pvs)
+		{
+			vs->dead_items = minidb_dead_items_parallel(vs->pvs,
+														(int) max_items);
+			return;
+		}
+	}
+	vs->dead_items = minidb_dead_items_create((int) max_items);
+}
+
+/*
+ * The report of VACUUM (VERBOSE) and of autovacuum's log_autovacuum_min_duration:
+ * heap's lines in heap's words (heap_vacuum_rel in vacuumlazy.c), so that log
+ * analyzers and greps see minidb tables as they see heap's -- a "tuple" is a
+ * row version, as on heap: "removed" counts the versions pruned and those
+ * of the records that died (not the tombstone or marker that ended a row),
+ * "remain" the live rows and the versions not yet removable -- then
+ * minidb's own lines, each starting with "minidb".
+ */
+static void
+report(MinidbVacState *vs, struct VacuumParams *params, TimestampTz starttime,
+	   PGRUsage *ru0, PgStat_Counter startreadtime,
+	   PgStat_Counter startwritetime, WalUsage *startwalusage,
+	   BufferUsage *startbufferusage, BlockNumber orig_rel_pages,
+	   double new_rel_tuples, BlockNumber new_rel_allvisible,
+	   BlockNumber new_rel_allfrozen, TransactionId old_relfrozenxid,
+	   MultiXactId old_relminmxid, bool frozenxid_updated,
+	   bool minmulti_updated)
+{
+	long		secs_dur;
+	int			usecs_dur;
+	WalUsage	walusage;
+	BufferUsage bufferusage;
+	StringInfoData buf;
+	const char *msgfmt;
+	double		read_rate = 0;
+	double		write_rate = 0;
+
+	TimestampDifference(starttime, GetCurrentTimestamp(), &secs_dur, &usecs_dur);
+	memset(&walusage, 0, sizeof(WalUsage));
+	WalUsageAccumDiff(&walusage, &pgWalUsage, startwalusage);
+	memset(&bufferusage, 0, sizeof(BufferUsage));
+	BufferUsageAccumDiff(&bufferusage, &pgBufferUsage, startbufferusage);
+
+	initStringInfo(&buf);
+	if (vs->verbose)
+		msgfmt = _("finished vacuuming \"%s.%s.%s\": index scans: %d\n");
+	else if (params->is_wraparound)
+		msgfmt = vs->aggressive ?
+			_("automatic aggressive vacuum to prevent wraparound of table \"%s.%s.%s\": index scans: %d\n") :
+			_("automatic vacuum to prevent wraparound of table \"%s.%s.%s\": index scans: %d\n");
+	else
+		msgfmt = vs->aggressive ?
+			_("automatic aggressive vacuum of table \"%s.%s.%s\": index scans: %d\n") :
+			_("automatic vacuum of table \"%s.%s.%s\": index scans: %d\n");
+	appendStringInfo(&buf, msgfmt, get_database_name(MyDatabaseId),
+					 vs->relnamespace, vs->relname, vs->num_index_scans);
+	appendStringInfo(&buf, _("pages: %u removed, %u remain, %u scanned (%.2f%% of total)\n"),
+					 vs->removed_pages, vs->rel_pages, vs->scanned_pages,
+					 orig_rel_pages == 0 ? 100.0 :
+					 100.0 * vs->scanned_pages / orig_rel_pages);
+	appendStringInfo(&buf, _("tuples: %lld removed, %lld remain, %lld are dead but not yet removable\n"),
+					 (long long) (vs->versions_pruned + vs->versions_dead),
+					 (long long) new_rel_tuples,
+					 (long long) vs->recently_dead);
+	appendStringInfo(&buf, _("removable cutoff: %u, which was %d XIDs old when operation ended\n"),
+					 vs->OldestXmin,
+					 (int32) (ReadNextTransactionId() - vs->OldestXmin));
+	if (frozenxid_updated)
+		appendStringInfo(&buf, _("new relfrozenxid: %u, which is %d XIDs ahead of previous value\n"),
+						 vs->NewRelfrozenXid,
+						 (int32) (vs->NewRelfrozenXid - old_relfrozenxid));
+	if (minmulti_updated)
+		appendStringInfo(&buf, _("new relminmxid: %u, which is %d MXIDs ahead of previous value\n"),
+						 vs->NewRelminMxid,
+						 (int32) (vs->NewRelminMxid - old_relminmxid));
+	if (vs->do_index_vacuuming)
+	{
+		if (vs->nindexes == 0 || vs->num_index_scans == 0)
+			appendStringInfoString(&buf, _("index scan not needed: "));
+		else
+			appendStringInfoString(&buf, _("index scan needed: "));
+		msgfmt = _("%u pages from table (%.2f%% of total) had %lld dead item identifiers removed\n");
+	}
+	else
+	{
+		if (!vs->failsafe)
+			appendStringInfoString(&buf, _("index scan bypassed: "));
+		else
+			appendStringInfoString(&buf, _("index scan bypassed by failsafe: "));
+		msgfmt = _("%u pages from table (%.2f%% of total) have %lld dead item identifiers\n");
+	}
+	appendStringInfo(&buf, msgfmt, vs->lpdead_item_pages,
+					 orig_rel_pages == 0 ? 100.0 :
+					 100.0 * vs->lpdead_item_pages / orig_rel_pages,
+					 (long long) vs->lpdead_items);
+	for (int i = 0; i < vs->nindexes; i++)
+	{
+		IndexBulkDeleteResult *istat = vs->indstats[i];
+
+		if (!istat)
+			continue;
+		appendStringInfo(&buf, _("index \"%s\": pages: %u in total, %u newly deleted, %u currently deleted, %u reusable\n"),
+						 vs->indnames[i], istat->num_pages,
+						 istat->pages_newly_deleted, istat->pages_deleted,
+						 istat->pages_free);
+	}
+	if (track_io_timing)
+		appendStringInfo(&buf, _("I/O timings: read: %.3f ms, write: %.3f ms\n"),
+						 (double) (pgStatBlockReadTime - startreadtime) / 1000,
+						 (double) (pgStatBlockWriteTime - startwritetime) / 1000);
+	if (secs_dur > 0 || usecs_dur > 0)
+	{
+		read_rate = (double) BLCKSZ * (bufferusage.shared_blks_read + bufferusage.local_blks_read) /
+			(1024 * 1024) / (secs_dur + usecs_dur / 1000000.0);
+		write_rate = (double) BLCKSZ * (bufferusage.shared_blks_dirtied + bufferusage.local_blks_dirtied) /
+			(1024 * 1024) / (secs_dur + usecs_dur / 1000000.0);
+	}
+	appendStringInfo(&buf, _("avg read rate: %.3f MB/s, avg write rate: %.3f MB/s\n"),
+					 read_rate, write_rate);
+	appendStringInfo(&buf, _("buffer usage: %lld hits, %lld misses, %lld dirtied\n"),
+					 (long long) (bufferusage.shared_blks_hit + bufferusage.local_blks_hit),
+					 (long long) (bufferusage.shared_blks_read + bufferusage.local_blks_read),
+					 (long long) (bufferusage.shared_blks_dirtied + bufferusage.local_blks_dirtied));
+	appendStringInfo(&buf, _("WAL usage: %lld records, %lld full page images, %llu bytes\n"),
+					 (long long) walusage.wal_records,
+					 (long long) walusage.wal_fpi,
+					 (unsigned long long) walusage.wal_bytes);
+	appendStringInfo(&buf, _("system usage: %s"), pg_rusage_show(ru0));
+
+	/* minidb's own lines */
+	appendStringInfo(&buf, "\nminidb records: %.0f live, %.0f dead found, %.0f removed; versions: %.0f pruned, %.0f frozen; row lockers cleared: %.0f",
+					 vs->live_records, vs->records_dead, vs->records_removed,
+					 vs->versions_pruned, vs->versions_frozen,
+					 vs->lockers_cleared);
+	appendStringInfo(&buf, "\nminidb pages: %u skipped all-visible, %u skipped all-frozen; visibility map: %u pages set all-visible, %u set all-frozen; %u all-visible, %u all-frozen in total",
+					 vs->skipped_allvis, vs->skipped_frozen,
+					 vs->vm_set_visible, vs->vm_set_frozen,
+					 new_rel_allvisible, new_rel_allfrozen);
+	if (vs->damaged_records > 0)
+	{
+		appendStringInfo(&buf, "\nminidb damaged records left alone: %.0f, at",
+						 vs->damaged_records);
+		for (int i = 0; i < vs->ndamaged_tids; i++)
+			appendStringInfo(&buf, "%s (%u,%u)", i > 0 ? "," : "",
+							 ItemPointerGetBlockNumber(&vs->damaged_tids[i]),
+							 ItemPointerGetOffsetNumber(&vs->damaged_tids[i]));
+		if (vs->damaged_records > vs->ndamaged_tids)
+			appendStringInfoString(&buf, ", ...");
+		appendStringInfoString(&buf, " (minidb_force_kill makes them dead)");
+	}
+	ereport(vs->verbose ? INFO : LOG,
+			(errmsg_internal("%s", buf.data)));
+	pfree(buf.data);
 }
 
 void
@@ -1263,6 +1520,11 @@ minidb_relation_vacuum(Relation rel, struct VacuumParams *params,
 	bool		frozenxid_updated = false;
 	bool		minmulti_updated = false;
 	bool		instrument;
+	PGRUsage	ru0;
+	PgStat_Counter startreadtime = 0;
+	PgStat_Counter startwritetime = 0;
+	WalUsage	startwalusage = pgWalUsage;
+	BufferUsage startbufferusage = pgBufferUsage;
 
 	vs->rel = rel;
 	vs->relname = pstrdup(RelationGetRelationName(rel));
@@ -1271,6 +1533,15 @@ minidb_relation_vacuum(Relation rel, struct VacuumParams *params,
 	vs->verbose = (params->options & VACOPT_VERBOSE) != 0;
 	instrument = vs->verbose ||
 		(AmAutoVacuumWorkerProcess() && params->log_min_duration >= 0);
+	if (instrument)
+	{
+		pg_rusage_init(&ru0);
+		if (track_io_timing)
+		{
+			startreadtime = pgStatBlockReadTime;
+			startwritetime = pgStatBlockWriteTime;
+		}
+	}
 
 	pgstat_progress_start_command(PROGRESS_COMMAND_VACUUM,
 								  RelationGetRelid(rel));
@@ -1298,32 +1569,35 @@ minidb_relation_vacuum(Relation rel, struct VacuumParams *params,
 	errcallback.previous = error_context_stack;
 	error_context_stack = &errcallback;
 
+	/* heap's words (vacuumlazy.c), so that logs read the same */
 	if (vs->verbose)
-		ereport(INFO,
-				(errmsg("%svacuuming minidb table \"%s.%s.%s\"",
-						vs->aggressive ? "aggressively " : "",
-						get_database_name(MyDatabaseId),
-						vs->relnamespace, vs->relname)));
+	{
+		if (vs->aggressive)
+			ereport(INFO,
+					(errmsg("aggressively vacuuming \"%s.%s.%s\"",
+							get_database_name(MyDatabaseId),
+							vs->relnamespace, vs->relname)));
+		else
+			ereport(INFO,
+					(errmsg("vacuuming \"%s.%s.%s\"",
+							get_database_name(MyDatabaseId),
+							vs->relnamespace, vs->relname)));
+	}
 
 	vac_open_indexes(rel, RowExclusiveLock, &vs->nindexes, &vs->indrels);
 	vs->indstats = palloc0(sizeof(IndexBulkDeleteResult *) *
 						   Max(vs->nindexes, 1));
+	if (instrument && vs->nindexes > 0)
+	{
+		vs->indnames = palloc(sizeof(char *) * vs->nindexes);
+		for (int i = 0; i < vs->nindexes; i++)
+			vs->indnames[i] = pstrdup(RelationGetRelationName(vs->indrels[i]));
+	}
 
 	/* the page count after the cutoffs: no page we miss holds older xids */
 	vs->rel_pages = orig_rel_pages = RelationGetNumberOfBlocks(rel);
 	check_failsafe(vs);
-
-	/*
-	 * minidb vacuums indexes in this process only.  Where heap would go
-	 * parallel but cannot (dead_items_alloc in vacuumlazy.c: a temporary
-	 * table, at least two indexes, PARALLEL n asked for), give its warning.
-	 */
-	if (params->nworkers > 0 && vs->nindexes > 1 && vs->do_index_vacuuming &&
-		RelationUsesLocalBuffers(rel))
-		ereport(WARNING,
-				(errmsg("disabling parallel option of vacuum on \"%s\" --- cannot vacuum temporary tables in parallel",
-						vs->relname)));
-	vs->dead_items = dead_items_alloc(vs);
+	dead_items_alloc(vs, params->nworkers);
 
 	scan_relation(vs);
 
@@ -1331,6 +1605,9 @@ minidb_relation_vacuum(Relation rel, struct VacuumParams *params,
 									  vs->live_records);
 	if (vs->do_index_cleanup && vs->nindexes > 0)
 		cleanup_indexes(vs, new_live, vs->scanned_pages < vs->rel_pages);
+	end_parallel(vs);
+	if (vs->do_index_cleanup)
+		update_index_stats(vs);
 	vac_close_indexes(vs->nindexes, vs->indrels, NoLock);
 
 	if (should_truncate(vs))
@@ -1369,58 +1646,16 @@ minidb_relation_vacuum(Relation rel, struct VacuumParams *params,
 		(vs->verbose || params->log_min_duration == 0 ||
 		 TimestampDifferenceExceeds(starttime, GetCurrentTimestamp(),
 									params->log_min_duration)))
+		report(vs, params, starttime, &ru0, startreadtime, startwritetime,
+			   &startwalusage, &startbufferusage, orig_rel_pages,
+			   Max(new_live, 0) + vs->recently_dead, new_rel_allvisible,
+			   new_rel_allfrozen, old_relfrozenxid, old_relminmxid,
+			   frozenxid_updated, minmulti_updated);
+	if (vs->dead_items)
 	{
-		StringInfoData buf;
-
-		initStringInfo(&buf);
-		appendStringInfo(&buf, "finished vacuuming minidb table \"%s.%s.%s\": index scans: %d\n",
-						 get_database_name(MyDatabaseId), vs->relnamespace,
-						 vs->relname, vs->num_index_scans);
-		appendStringInfo(&buf, "pages: %u removed, %u remain, %u scanned (%.2f%% of total), %u skipped all-visible, %u skipped all-frozen\n",
-						 vs->removed_pages, vs->rel_pages, vs->scanned_pages,
-						 orig_rel_pages == 0 ? 100.0 :
-						 100.0 * vs->scanned_pages / orig_rel_pages,
-						 vs->skipped_allvis, vs->skipped_frozen);
-		appendStringInfo(&buf, "records on scanned pages: %.0f live, %.0f dead found, %.0f removed; %.0f versions or records not yet removable\n",
-						 vs->live_records, vs->records_dead,
-						 vs->records_removed, vs->recently_dead);
-		appendStringInfo(&buf, "versions: %.0f pruned, %.0f frozen; row lockers cleared: %.0f\n",
-						 vs->versions_pruned, vs->versions_frozen,
-						 vs->lockers_cleared);
-		appendStringInfo(&buf, "visibility map: %u pages set all-visible, %u set all-frozen; %u all-visible, %u all-frozen in total\n",
-						 vs->vm_set_visible, vs->vm_set_frozen,
-						 new_rel_allvisible, new_rel_allfrozen);
-		appendStringInfo(&buf, "removable cutoff: %u, which was %d XIDs old when operation ended\n",
-						 vs->OldestXmin,
-						 (int32) (ReadNextTransactionId() - vs->OldestXmin));
-		if (frozenxid_updated)
-			appendStringInfo(&buf, "new relfrozenxid: %u, which is %d XIDs ahead of previous value\n",
-							 vs->NewRelfrozenXid,
-							 (int32) (vs->NewRelfrozenXid - old_relfrozenxid));
-		if (minmulti_updated)
-			appendStringInfo(&buf, "new relminmxid: %u, which is %d MXIDs ahead of previous value\n",
-							 vs->NewRelminMxid,
-							 (int32) (vs->NewRelminMxid - old_relminmxid));
-		if (vs->damaged_records > 0)
-		{
-			appendStringInfo(&buf, "damaged records left alone: %.0f, at",
-							 vs->damaged_records);
-			for (int i = 0; i < vs->ndamaged_tids; i++)
-				appendStringInfo(&buf, "%s (%u,%u)", i > 0 ? "," : "",
-								 ItemPointerGetBlockNumber(&vs->damaged_tids[i]),
-								 ItemPointerGetOffsetNumber(&vs->damaged_tids[i]));
-			if (vs->damaged_records > vs->ndamaged_tids)
-				appendStringInfoString(&buf, ", ...");
-			appendStringInfoString(&buf, " (minidb_force_kill makes them dead)\n");
-		}
-		if (buf.len > 0 && buf.data[buf.len - 1] == '\n')
-			buf.data[--buf.len] = '\0';
-		ereport(vs->verbose ? INFO : LOG,
-				(errmsg_internal("%s", buf.data)));
-		pfree(buf.data);
+		minidb_dead_items_reset(vs->dead_items);
+		pfree(vs->dead_items);
 	}
-	minidb_dead_items_reset(vs->dead_items);
-	pfree(vs->dead_items);
 	pfree(vs->indstats);
 	pfree(vs);
 }

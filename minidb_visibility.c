@@ -29,6 +29,7 @@
 #include "storage/predicate.h"
 #include "storage/procarray.h"
 #include "utils/combocid.h"
+#include "utils/lsyscache.h"
 #include "utils/snapmgr.h"
 
 #include "chain.h"
@@ -103,12 +104,19 @@ minidb_marker_cid(const MinidbVersionHeader *head, CommandId cmax, bool *combo)
  * record layer's minidb_multi_updater_hook), or InvalidTransactionId.
  */
 static TransactionId
-multi_updater(TransactionId multi)
+multi_updater(TransactionId multi, const char *rec)
 {
 	MultiXactMember *members;
 	TransactionId updater = InvalidTransactionId;
+	MultiXactId oldest;
+	MultiXactId next;
 	int			n;
 
+	/* a damaged xmax must not be looked up: that error names no record */
+	ReadMultiXactIdRange(&oldest, &next);
+	if (!MultiXactIdIsValid(multi) || MultiXactIdPrecedes(multi, oldest) ||
+		!MultiXactIdPrecedes(multi, next))
+		minidb_report_bad_xid(rec, "xmax", multi, true);
 	n = GetMultiXactIdMembers((MultiXactId) multi, &members, false, false);
 	for (int i = 0; i < n; i++)
 		if (ISUPDATE_from_mxstatus(members[i].status))
@@ -165,6 +173,223 @@ minidb_set_hint(MinidbVersionHeader *vh, Buffer buffer, uint16 hint,
 	MarkBufferDirtyHint(buffer, true);
 }
 
+/* ----------------------------------------------------------------
+ * Transaction IDs read from records
+ *
+ * A damaged byte can turn a version's xmin, or a row locker, into any
+ * number.  Before such an ID is looked up in the commit log or the
+ * procarray, or taken for running because a snapshot's xmax lies below
+ * it, it must be one that was assigned and whose status is still kept:
+ * else the lookup fails with an error that names no record ("could not
+ * access status of transaction"), answers "aborted" for an ID that was
+ * never used (the version would vanish, and pruning would remove it), or
+ * "running" forever (a writer would wait for it).  These checks sit on
+ * those slow paths only; a hinted version older than the snapshot's xmin
+ * costs nothing more.  Damage raises ERRCODE_DATA_CORRUPTED naming the
+ * relation, the record's TID and the version.
+ * ----------------------------------------------------------------
+ */
+
+/*
+ * Is xid (normal) assigned, and its status still in the commit log?  The
+ * next transaction ID read last time is a bound that stays true, so that
+ * XidGenLock is taken only for IDs beyond it.
+ */
+static bool
+xid_in_range(TransactionId xid)
+{
+	static TransactionId next_seen = InvalidTransactionId;
+
+	if (!TransactionIdIsNormal(xid))
+		return true;
+	/* only moves forward; a stale value is an older, smaller one */
+	if (TransactionIdPrecedes(xid, TransamVariables->oldestClogXid))
+		return false;
+	if (TransactionIdIsValid(RecentXmin) && TransactionIdPrecedes(xid, RecentXmin))
+		return true;
+	if (TransactionIdIsValid(next_seen) && TransactionIdPrecedes(xid, next_seen) &&
+		TransactionIdFollows(next_seen, TransamVariables->oldestClogXid))
+		return true;
+	next_seen = ReadNextTransactionId();
+	return TransactionIdPrecedes(xid, next_seen);
+}
+
+/*
+ * The relation, block and offset of the record on a buffer's page that
+ * holds 'where' (false for private copies); *relname may be "?".
+ */
+static bool
+locate_record(const void *where, const char **relname, BlockNumber *blkno,
+			  OffsetNumber *off, char **rec, uint32 *len)
+{
+	Buffer		buffer;
+	Page		page;
+	RelFileLocator rnode;
+	ForkNumber	fork;
+	Oid			relid;
+	char	   *name = NULL;
+
+	if (where == NULL || !minidb_page_locate(where, &buffer, off))
+		return false;
+	page = BufferGetPage(buffer);
+	*rec = PageGetItem(page, PageGetItemId(page, *off));
+	*len = ItemIdGetLength(PageGetItemId(page, *off));
+	BufferGetTag(buffer, &rnode, &fork, blkno);
+	relid = minidb_relid_by_locator(rnode);
+	if (OidIsValid(relid))
+		name = get_rel_name(relid);
+	*relname = name ? name : "?";
+	return true;
+}
+
+void
+minidb_record_damaged(const char *rec, const MinidbChainError *err)
+{
+	const char *relname;
+	BlockNumber blkno;
+	OffsetNumber off;
+	char	   *item;
+	uint32		len;
+
+	if (!locate_record(rec, &relname, &blkno, &off, &item, &len))
+		return;
+	if (err->version >= 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("corrupted minidb record in relation \"%s\" at TID (%u,%u)",
+						relname, blkno, off),
+				 errdetail("Version %d, field \"%s\": %s.", err->version,
+						   err->field, err->detail)));
+	ereport(ERROR,
+			(errcode(ERRCODE_DATA_CORRUPTED),
+			 errmsg("corrupted minidb record in relation \"%s\" at TID (%u,%u)",
+					relname, blkno, off),
+			 errdetail("Record header field \"%s\": %s.", err->field,
+					   err->detail)));
+}
+
+/*
+ * The version or record header at 'where' holds transaction ID (or
+ * multixact) 'xid' in 'field', out of range: raise ERRCODE_DATA_CORRUPTED
+ * naming the relation, TID and version when 'where' lies on a buffer's
+ * page (it does, except for private copies).
+ */
+void
+minidb_report_bad_xid(const void *where, const char *field, uint32 xid,
+					  bool multi)
+{
+	const char *relname;
+	BlockNumber blkno;
+	OffsetNumber off;
+	char	   *rec;
+	uint32		len;
+	char	   *what;
+
+	if (multi)
+	{
+		MultiXactId oldest;
+		MultiXactId next;
+
+		ReadMultiXactIdRange(&oldest, &next);
+		what = psprintf("multixact %u is not one of the existing %u to %u",
+						xid, oldest, next - 1);
+	}
+	else
+		what = psprintf("transaction ID %u is not one whose status is known (%u to %u)",
+						xid, TransamVariables->oldestClogXid,
+						ReadNextTransactionId() - 1);
+
+	if (locate_record(where, &relname, &blkno, &off, &rec, &len))
+	{
+		int			version = -1;
+		MinidbChainIter it;
+		MinidbVersionRef ref;
+		MinidbChainError err;
+		bool		damaged;
+
+		/* (the record header itself: no walk, which would ask for it again) */
+		if ((const char *) where != rec &&
+			minidb_chain_iter_init(&it, rec, len, &err))
+			while (minidb_chain_iter_next(&it, &ref, &err, &damaged))
+				if ((char *) ref.vh == (char *) where)
+					version = ref.index;
+		if (version >= 0)
+			ereport(ERROR,
+					(errcode(ERRCODE_DATA_CORRUPTED),
+					 errmsg("corrupted minidb record in relation \"%s\" at TID (%u,%u)",
+							relname, blkno, off),
+					 errdetail("Version %d, field \"%s\": %s.", version,
+							   field, what)));
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("corrupted minidb record in relation \"%s\" at TID (%u,%u)",
+						relname, blkno, off),
+				 errdetail("Record header field \"%s\": %s.", field, what)));
+	}
+	ereport(ERROR,
+			(errcode(ERRCODE_DATA_CORRUPTED),
+			 errmsg("corrupted minidb record"),
+			 errdetail("Field \"%s\": %s.", field, what)));
+}
+
+/*
+ * vh's xmin may be looked up: else ERROR.  A V3 record's virtual marker
+ * stands for the record's xmax field (a MultiXactId's updater was checked
+ * when the marker was made: multi_updater).
+ */
+static void
+report_bad_xmin(MinidbVersionHeader *vh)
+{
+	if (vh->vh_flags & MINIDB_V_VIRTUAL)
+		minidb_report_bad_xid(((MinidbVirtualMarker *) vh)->rec, "xmax",
+							  vh->vh_xmin, false);
+	minidb_report_bad_xid(vh, "vh_xmin", vh->vh_xmin, false);
+}
+
+static inline void
+check_xmin(MinidbVersionHeader *vh)
+{
+	if (unlikely(!xid_in_range(vh->vh_xmin)) &&
+		!(vh->vh_flags & MINIDB_V_XMIN_MULTI))
+		report_bad_xmin(vh);
+}
+
+/*
+ * The row lockers lk read from rec (xid or multixact) may be looked up:
+ * else ERROR naming the record.  For the lock layer, before it asks
+ * whether the lockers run.
+ */
+void
+minidb_lockers_sane(const char *rec, const MinidbLockers *lk)
+{
+	const char *field = minidb_record_format_of(rec) == MINIDB_FORMAT_V3 ?
+		"xmax" : "rh_locker";
+
+	if (!TransactionIdIsValid(lk->xid) ||
+		(!lk->multi && lk->mode == MINIDB_LOCK_NONE))
+		return;
+	if (lk->multi)
+	{
+		MultiXactId oldest;
+		MultiXactId next;
+
+		ReadMultiXactIdRange(&oldest, &next);
+		if (MultiXactIdPrecedes(lk->xid, oldest) ||
+			!MultiXactIdPrecedes(lk->xid, next))
+			minidb_report_bad_xid(rec, field, lk->xid, true);
+	}
+	else if (!xid_in_range(lk->xid))
+		minidb_report_bad_xid(rec, field, lk->xid, false);
+}
+
+/* The row lockers of rec, checked by minidb_lockers_sane */
+void
+minidb_get_lockers(const char *rec, MinidbLockers *lk)
+{
+	minidb_record_get_lockers(rec, lk);
+	minidb_lockers_sane(rec, lk);
+}
+
 /*
  * Has vh's creator committed?  For versions of other, finished
  * transactions; sets the hint either way.
@@ -176,6 +401,7 @@ minidb_xid_committed(MinidbVersionHeader *vh, Buffer buffer)
 		return true;
 	if (vh->vh_flags & MINIDB_V_XMIN_ABORTED)
 		return false;
+	check_xmin(vh);
 	if (TransactionIdIsInProgress(vh->vh_xmin))
 		return false;
 	if (TransactionIdDidCommit(vh->vh_xmin))
@@ -198,6 +424,7 @@ minidb_xid_aborted(MinidbVersionHeader *vh, Buffer buffer)
 		return true;
 	if (vh->vh_flags & (MINIDB_V_XMIN_COMMITTED | MINIDB_V_FROZEN))
 		return false;
+	check_xmin(vh);
 	if (TransactionIdIsCurrentTransactionId(vh->vh_xmin))
 		return false;
 	if (TransactionIdIsInProgress(vh->vh_xmin))
@@ -217,8 +444,17 @@ mvcc_sees(MinidbVersionHeader *vh, MinidbVisArg *va)
 	if (vh->vh_flags & MINIDB_V_FROZEN)
 		return true;
 	if (vh->vh_flags & MINIDB_V_XMIN_COMMITTED)
+	{
+		/* beyond the snapshot's xmax: running to it, if it exists at all */
+		if (unlikely(TransactionIdFollowsOrEquals(xmin, snapshot->xmax)))
+			check_xmin(vh);
 		return !XidInMVCCSnapshot(xmin, snapshot);
+	}
 
+	/* below the snapshot's xmax, it was assigned: only its status may be gone */
+	if (!TransactionIdPrecedes(xmin, snapshot->xmax) ||
+		TransactionIdPrecedes(xmin, TransamVariables->oldestClogXid))
+		check_xmin(vh);
 	if (TransactionIdIsCurrentTransactionId(xmin))
 		return minidb_version_cid(vh) < snapshot->curcid;
 	if (XidInMVCCSnapshot(xmin, snapshot))
@@ -377,6 +613,7 @@ visible_dirty(MinidbVersionHeader *vh, int index, void *arg)
 		return false;
 	if (vh->vh_flags & (MINIDB_V_XMIN_COMMITTED | MINIDB_V_FROZEN))
 		return true;
+	check_xmin(vh);
 	if (TransactionIdIsCurrentTransactionId(xmin))
 		return true;
 	if (TransactionIdIsInProgress(xmin))

@@ -53,6 +53,9 @@ extern ItemPointerData minidb_log_move(Relation rel, Buffer oldbuf,
 									   int format, Buffer newbuf,
 									   bool new_page, const char *newrec,
 									   uint32 newlen);
+extern OffsetNumber minidb_log_insert(Relation rel, Buffer buffer,
+									  bool is_new, const char *rec,
+									  uint32 len);
 extern void minidb_log_prepend(Relation rel, Buffer buffer, OffsetNumber off,
 							   const bool *keep, int nversions,
 							   const MinidbVersionData *v, int format,

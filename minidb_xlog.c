@@ -8,6 +8,8 @@
  * extensions that have not reserved one) and every change to a minidb page
  * is one of its records:
  *
+ *	INSERT	 a new record of one version (INSERT, a speculative insertion),
+ *			 the version without its header, as heap logs a tuple;
  *	PREPEND	 a version prepended in place (non-key UPDATE, DELETE), with the
  *			 record's pruning plan (keep[]);
  *	MOVE	 a moving UPDATE: the new record plus the old record's "moved"
@@ -15,12 +17,14 @@
  *	PRUNE	 a MinidbPagePlan: opportunistic pruning, and everything VACUUM
  *			 does to a page (prune, freeze, forget lockers, dead records);
  *	VISIBLE	 the page all-visible (and all-frozen) in the visibility map;
- *	DELTA	 any other change (insert, row lock, ...), as the byte delta
- *			 that generic WAL would log (minidb_wal.c).
+ *	DELTA	 any other change (COPY's pages, row lock, ...), as the byte
+ *			 delta that generic WAL would log (minidb_wal.c);
+ *	LOGICAL	 with wal_level = logical, a row change for logical decoding:
+ *			 replay ignores it, rm_decode (minidb_logical.c) decodes it.
  *
- * Replay of the first three runs the functions the primary ran, on the
- * standby's own page: minidb_prepend_build/place and
- * minidb_page_execute_plan.  Every change that moves records on a page is
+ * Replay of the first four runs the functions the primary ran, on the
+ * standby's own page: minidb_record_build_as, minidb_prepend_build/place
+ * and minidb_page_execute_plan.  Every change that moves records on a page is
  * one of those, never a byte delta: hint bits are set without WAL, so the
  * standby's bytes differ from the primary's in hint bits, and a delta is
  * only right where nothing moved (see minidb_wal.c).  The three carry the
@@ -59,6 +63,7 @@
 #include "minidb_page.h"
 #include "minidb_wal.h"
 #include "minidb_xlog.h"
+#include "minidb_logical.h"
 
 /* visibilitymap.c's arithmetic (it keeps these macros to itself) */
 #define MINIDB_VM_MAPSIZE (BLCKSZ - MAXALIGN(SizeOfPageHeaderData))
@@ -111,13 +116,52 @@ head_data(Page page, OffsetNumber off, const char **data, uint32 *len)
 }
 
 /*
- * The bytes of a prepend's new version as logged: whole, or -- when the
- * record's head stays and the two share a prefix or a suffix of their
- * data, as an UPDATE of a few columns does -- the version's header and
- * null bitmap, the prefix and suffix lengths (uint16 each) and only the
- * data between them, which replay completes from the head on its page
- * (heap's prefix/suffix compression of XLOG_HEAP_HOT_UPDATE).  Sets
- * *diffed.  palloc'd.
+ * Version v as an xl_minidb_cversion (minidb_xlog.h): flags, attribute
+ * count, command id, null bitmap, then the data whole or, given affix
+ * (prefix and suffix lengths), the lengths and the data between them.
+ * palloc'd.
+ */
+static char *
+cversion_bytes(const MinidbVersionData *v, const uint16 *affix, uint32 *len)
+{
+	xl_minidb_cversion cv;
+	uint32		bitmaplen = (v->flags & MINIDB_V_HASNULL) ?
+		MINIDB_BITMAPLEN(v->natts) : 0;
+	uint32		skip = affix ? affix[0] : 0;
+	uint32		datalen = v->datalen - (affix ? affix[0] + affix[1] : 0);
+	char	   *out = palloc(SizeOfMinidbCversion + bitmaplen +
+							 2 * sizeof(uint16) + datalen);
+	char	   *p = out;
+
+	cv.flags = v->flags;
+	cv.natts = v->natts;
+	cv.cid = v->cid;
+	memcpy(p, &cv, SizeOfMinidbCversion);
+	p += SizeOfMinidbCversion;
+	if (bitmaplen > 0)
+	{
+		memcpy(p, v->bitmap, bitmaplen);
+		p += bitmaplen;
+	}
+	if (affix)
+	{
+		memcpy(p, affix, 2 * sizeof(uint16));
+		p += 2 * sizeof(uint16);
+	}
+	if (datalen > 0)
+		memcpy(p, v->data + skip, datalen);
+	p += datalen;
+	*len = p - out;
+	return out;
+}
+
+/*
+ * The bytes of a prepend's new version as logged, compactly: whole, or --
+ * when the record's head stays and the two share a prefix or a suffix of
+ * their data, as an UPDATE of a few columns does -- only the data between
+ * them, which replay completes from the head on its page (heap's
+ * prefix/suffix compression of XLOG_HEAP_HOT_UPDATE).  Sets *diffed.
+ * palloc'd.
  */
 #define MIN_AFFIX_LEN	3		/* heap's threshold, in log_heap_update */
 
@@ -125,20 +169,17 @@ static char *
 prepend_bytes(Page page, OffsetNumber off, const bool *keep,
 			  const MinidbVersionData *v, uint32 *vlen, bool *diffed)
 {
-	char	   *full = version_bytes(v, vlen);
-	MinidbVersionHeaderV1 *vh = (MinidbVersionHeaderV1 *) full;
 	const char *old;
 	uint32		oldlen;
 	uint32		newlen = v->datalen;
 	uint32		prefix = 0;
 	uint32		suffix = 0;
 	uint16		affix[2];
-	char	   *out;
 
 	*diffed = false;
 	if ((keep && !keep[0]) || newlen == 0 ||
 		!head_data(page, off, &old, &oldlen))
-		return full;
+		return cversion_bytes(v, NULL, vlen);
 	while (prefix < Min(oldlen, newlen) && prefix < PG_UINT16_MAX &&
 		   old[prefix] == v->data[prefix])
 		prefix++;
@@ -150,19 +191,12 @@ prepend_bytes(Page page, OffsetNumber off, const bool *keep,
 	if (suffix < MIN_AFFIX_LEN)
 		suffix = 0;
 	if (prefix + suffix <= sizeof(affix))
-		return full;
+		return cversion_bytes(v, NULL, vlen);
 
 	affix[0] = (uint16) prefix;
 	affix[1] = (uint16) suffix;
-	out = palloc(vh->vh_hoff + sizeof(affix) + newlen - prefix - suffix);
-	memcpy(out, full, vh->vh_hoff);
-	memcpy(out + vh->vh_hoff, affix, sizeof(affix));
-	memcpy(out + vh->vh_hoff + sizeof(affix), v->data + prefix,
-		   newlen - prefix - suffix);
-	*vlen = vh->vh_hoff + sizeof(affix) + newlen - prefix - suffix;
 	*diffed = true;
-	pfree(full);
-	return out;
+	return cversion_bytes(v, affix, vlen);
 }
 
 /*
@@ -219,6 +253,7 @@ minidb_log_prepend(Relation rel, Buffer buffer, OffsetNumber off,
 	Buffer		vmbuffer = InvalidBuffer;
 	bool		clear_vm = PageIsAllVisible(page);
 	TransactionId horizon = keep_horizon(page, off, keep, nversions);
+	TransactionId xmin = v->xmin;
 	xl_minidb_prepend xlrec;
 	char	   *vbytes;
 	char	   *rec;
@@ -247,22 +282,27 @@ minidb_log_prepend(Relation rel, Buffer buffer, OffsetNumber off,
 
 		xlrec.offnum = off;
 		xlrec.nversions = keep ? nversions : 0;
-		xlrec.flags = (keep ? XLMD_PRUNED : 0) |
+		xlrec.flags = XLMD_COMPACT | (keep ? XLMD_PRUNED : 0) |
 			(successor ? XLMD_HAS_SUCCESSOR : 0) |
 			(clear_vm ? XLMD_VM_CLEARED : 0) |
 			(diffed ? XLMD_DATA_DIFF : 0) |
 			(format == MINIDB_FORMAT_V3 ? XLMD_TO_V3 : 0) |
-			(TransactionIdIsValid(horizon) ? XLMD_HORIZON : 0);
+			(TransactionIdIsValid(horizon) ? XLMD_HORIZON : 0) |
+			(xmin != GetCurrentTransactionIdIfAny() ? XLMD_XMIN : 0);
 		xlrec.recflags = (extra && extra->moved_part) ? MINIDB_REC_MOVED_PART : 0;
 		if (successor)
 			xlrec.successor = *successor;
-		else
-			ItemPointerSetInvalid(&xlrec.successor);
 
+		/* the compact layout: the successor, horizon and xmin if any */
 		XLogBeginInsert();
-		XLogRegisterData((char *) &xlrec, sizeof(xlrec));
+		XLogRegisterData((char *) &xlrec, SizeOfMinidbPrependCompact);
+		if (successor)
+			XLogRegisterData((char *) &xlrec.successor,
+							 sizeof(ItemPointerData));
 		if (TransactionIdIsValid(horizon))
 			XLogRegisterData((char *) &horizon, sizeof(horizon));
+		if (xlrec.flags & XLMD_XMIN)
+			XLogRegisterData((char *) &xmin, sizeof(xmin));
 		XLogRegisterBuffer(0, buffer, REGBUF_STANDARD);
 		if (keep)
 			XLogRegisterBufData(0, (char *) keep, nversions * sizeof(bool));
@@ -276,6 +316,116 @@ minidb_log_prepend(Relation rel, Buffer buffer, OffsetNumber off,
 		ReleaseBuffer(vmbuffer);
 	pfree(vbytes);
 	pfree(rec);
+}
+
+/*
+ * Add rec (len bytes, a record minidb_record_build made: one version, no
+ * locker, a speculative token at most) to an exclusively locked buffer
+ * that has room for it, and log it as one INSERT record: the version
+ * compactly, as heap logs a tuple without its header.  A new page (is_new,
+ * or a page left all-zero) is initialized here.  Returns the offset.
+ */
+OffsetNumber
+minidb_log_insert(Relation rel, Buffer buffer, bool is_new, const char *rec,
+				  uint32 len)
+{
+	Page		page = BufferGetPage(buffer);
+	BlockNumber blkno = BufferGetBlockNumber(buffer);
+	bool		init = is_new || PageIsNew(page);
+	bool		clear_vm = !init && PageIsAllVisible(page);
+	int			format = minidb_record_format_of(rec);
+	uint32		token = minidb_record_spec_token(rec);
+	bool		spec = (token != 0);
+	Buffer		vmbuffer = InvalidBuffer;
+	MinidbLockers lk;
+	ItemPointerData succ;
+	bool		moved_part;
+	MinidbChainIter it;
+	MinidbVersionRef ref;
+	MinidbChainError err;
+	bool		damaged = false;
+	MinidbVersionData v;
+	char	   *vbytes;
+	uint32		vlen;
+	OffsetNumber off;
+
+	/*
+	 * Replay rebuilds the record from its version, its format and the
+	 * token (redo_insert): it must be what that build gives -- one data
+	 * version, no lockers, no end, no successor.
+	 */
+	minidb_record_get_lockers(rec, &lk);
+	if (format == 0 || minidb_record_nversions(rec, len) != 1 ||
+		TransactionIdIsValid(lk.xid) || minidb_record_has_end(rec) ||
+		minidb_record_get_successor(rec, &succ, &moved_part) || moved_part ||
+		!minidb_chain_iter_init(&it, (char *) rec, len, &err) ||
+		!minidb_chain_iter_next(&it, &ref, &err, &damaged) ||
+		(ref.vh->vh_flags & (MINIDB_V_NODATA_MASK | MINIDB_V_VIRTUAL)))
+		elog(ERROR, "minidb_log_insert: not a new record");
+	minidb_version_get(rec, &ref, &v);
+	vbytes = cversion_bytes(&v, NULL, &vlen);
+#ifdef USE_ASSERT_CHECKING
+	{
+		MinidbRecordEnd extra;
+		ItemPointerData tokentid;
+		char	   *again = palloc(MAXALIGN(len));
+
+		memset(&extra, 0, sizeof(extra));
+		if (spec)
+		{
+			ItemPointerSet(&tokentid, token, SpecTokenOffsetNumber);
+			extra.successor = &tokentid;
+			extra.spec = true;
+		}
+		Assert(minidb_record_build_ex(again, MAXALIGN(len), &v, format,
+									  &extra) == len &&
+			   memcmp(again, rec, len) == 0);
+		pfree(again);
+	}
+#endif
+	if (clear_vm)
+		visibilitymap_pin(rel, blkno, &vmbuffer);
+
+	START_CRIT_SECTION();
+	if (init)
+		minidb_page_init(page);
+	off = minidb_page_add_record(page, rec, len);
+	if (clear_vm)
+	{
+		PageClearAllVisible(page);
+		visibilitymap_clear(rel, blkno, vmbuffer, VISIBILITYMAP_VALID_BITS);
+	}
+	MarkBufferDirty(buffer);
+
+	if (RelationNeedsWAL(rel))
+	{
+		xl_minidb_insert xlrec;
+		XLogRecPtr	recptr;
+
+		xlrec.offnum = off;
+		xlrec.format = (uint8) format;
+		xlrec.flags = (init ? XLMI_INIT_PAGE : 0) |
+			(clear_vm ? XLMI_VM_CLEARED : 0) |
+			(spec ? XLMI_SPECULATIVE : 0) |
+			(v.xmin != GetCurrentTransactionIdIfAny() ? XLMI_XMIN : 0);
+		XLogBeginInsert();
+		XLogRegisterData((char *) &xlrec, SizeOfMinidbInsert);
+		if (spec)
+			XLogRegisterData((char *) &token, sizeof(token));
+		if (xlrec.flags & XLMI_XMIN)
+			XLogRegisterData((char *) &v.xmin, sizeof(TransactionId));
+		XLogRegisterBuffer(0, buffer, REGBUF_STANDARD |
+						   (init ? REGBUF_WILL_INIT : 0));
+		XLogRegisterBufData(0, vbytes, vlen);
+		recptr = XLogInsert(MINIDB_RMGR_ID, XLOG_MINIDB_INSERT);
+		PageSetLSN(page, recptr);
+	}
+	END_CRIT_SECTION();
+
+	if (BufferIsValid(vmbuffer))
+		ReleaseBuffer(vmbuffer);
+	pfree(vbytes);
+	return off;
 }
 
 /*
@@ -430,6 +580,7 @@ minidb_log_lockers(Relation rel, Buffer buffer, OffsetNumber off,
 		xlrec.locker = lk->xid;
 		xlrec.lockmode = lk->mode;
 		xlrec.flags = (lk->multi ? XLMD_LOCK_MULTI : 0) |
+			(lk->with_updater ? XLMD_LOCK_WITH_UPDATER : 0) |
 			(clear_vm ? XLMD_VM_CLEARED : 0);
 		XLogBeginInsert();
 		XLogRegisterData((char *) &xlrec, SizeOfMinidbLock);
@@ -704,10 +855,74 @@ redo_version_bytes(Page page, const xl_minidb_prepend *xlprep,
 	return vbytes;
 }
 
+/*
+ * An xl_minidb_cversion that runs to the end of data (datalen bytes) back
+ * into *v, whose bitmap and data point into *buf (palloc'd here).  With
+ * diffed, the prefix and suffix come from the head of the record at off on
+ * page, which must not have changed yet.
+ */
+static void
+redo_cversion(Page page, OffsetNumber off, bool diffed, TransactionId xmin,
+			  const char *data, Size datalen, MinidbVersionData *v,
+			  char **buf)
+{
+	xl_minidb_cversion cv;
+	uint32		bitmaplen;
+	uint16		affix[2] = {0, 0};
+	const char *old = NULL;
+	uint32		oldlen = 0;
+	Size		middle;
+	char	   *p;
+
+	if (datalen < SizeOfMinidbCversion)
+		elog(PANIC, "minidb_redo: version data of %zu bytes is too short",
+			 datalen);
+	memcpy(&cv, data, SizeOfMinidbCversion);
+	data += SizeOfMinidbCversion;
+	datalen -= SizeOfMinidbCversion;
+	bitmaplen = (cv.flags & MINIDB_V_HASNULL) ? MINIDB_BITMAPLEN(cv.natts) : 0;
+	if (cv.natts > MINIDB_MAX_NATTS || bitmaplen > datalen)
+		elog(PANIC, "minidb_redo: version of %u attributes overruns the record data",
+			 cv.natts);
+	if (diffed)
+	{
+		if (bitmaplen + sizeof(affix) > datalen)
+			elog(PANIC, "minidb_redo: compressed version overruns the record data");
+		memcpy(affix, data + bitmaplen, sizeof(affix));
+		if (!head_data(page, off, &old, &oldlen) ||
+			(uint32) affix[0] + affix[1] > oldlen)
+			elog(PANIC, "minidb_redo: no head at offset %u to complete a version from",
+				 off);
+		middle = datalen - bitmaplen - sizeof(affix);
+	}
+	else
+		middle = datalen - bitmaplen;
+
+	*buf = palloc(bitmaplen + affix[0] + middle + affix[1] + 1);
+	p = *buf;
+	memcpy(p, data, bitmaplen);
+	p += bitmaplen;
+	if (affix[0] > 0)
+		memcpy(p, old, affix[0]);
+	p += affix[0];
+	memcpy(p, data + bitmaplen + (diffed ? sizeof(affix) : 0), middle);
+	p += middle;
+	if (affix[1] > 0)
+		memcpy(p, old + oldlen - affix[1], affix[1]);
+
+	v->xmin = xmin;
+	v->cid = cv.cid;
+	v->flags = cv.flags;
+	v->natts = cv.natts;
+	v->bitmap = bitmaplen > 0 ? (const bits8 *) *buf : NULL;
+	v->data = *buf + bitmaplen;
+	v->datalen = affix[0] + middle + affix[1];
+}
+
 /* Block 0 of PREPEND and MOVE: prune, prepend; returns bytes consumed */
 static Size
 redo_prepend_block(Page page, const xl_minidb_prepend *xlprep,
-				   const char *data, Size datalen)
+				   TransactionId xmin, const char *data, Size datalen)
 {
 	Size		keeplen = (xlprep->flags & XLMD_PRUNED) ?
 		xlprep->nversions * sizeof(bool) : 0;
@@ -728,9 +943,19 @@ redo_prepend_block(Page page, const xl_minidb_prepend *xlprep,
 		memcpy(keep, data, keeplen);
 	}
 	/* before the record changes: a compressed version needs its head */
-	vbytes = redo_version_bytes(page, xlprep, data + keeplen,
-								datalen - keeplen, &used);
-	parse_version(vbytes, &v);
+	if (xlprep->flags & XLMD_COMPACT)
+	{
+		redo_cversion(page, xlprep->offnum,
+					  (xlprep->flags & XLMD_DATA_DIFF) != 0, xmin,
+					  data + keeplen, datalen - keeplen, &v, &vbytes);
+		used = datalen - keeplen;
+	}
+	else
+	{
+		vbytes = redo_version_bytes(page, xlprep, data + keeplen,
+									datalen - keeplen, &used);
+		parse_version(vbytes, &v);
+	}
 	memset(&extra, 0, sizeof(extra));
 	if (xlprep->flags & XLMD_HAS_SUCCESSOR)
 		extra.successor = &xlprep->successor;
@@ -811,7 +1036,7 @@ redo_move(XLogReaderState *record)
 					 datalen);
 			redo_add_record(page, xlrec->newoff, data + used, datalen - used);
 		}
-		redo_prepend_block(page, &xlprep, data, datalen);
+		redo_prepend_block(page, &xlprep, InvalidTransactionId, data, datalen);
 		PageSetLSN(page, lsn);
 		MarkBufferDirty(oldbuf);
 	}
@@ -821,15 +1046,67 @@ redo_move(XLogReaderState *record)
 		UnlockReleaseBuffer(newbuf);
 }
 
+/*
+ * A PREPEND record's main data, either layout: the fixed part in *xlrec
+ * (successor invalid when not logged), the horizon and the version's xmin
+ * (the record's xid unless logged; compact layout only)
+ */
+static void
+parse_prepend(XLogReaderState *record, xl_minidb_prepend *xlrec,
+			  TransactionId *horizon, TransactionId *xmin)
+{
+	const char *data = XLogRecGetData(record);
+	Size		len = XLogRecGetDataLen(record);
+	Size		pos;
+
+	if (len < SizeOfMinidbPrependCompact)
+		elog(PANIC, "minidb_redo: PREPEND record too short");
+	memcpy(xlrec, data, SizeOfMinidbPrependCompact);
+	*xmin = XLogRecGetXid(record);
+	if (!(xlrec->flags & XLMD_COMPACT))
+	{
+		if (len < sizeof(xl_minidb_prepend))
+			elog(PANIC, "minidb_redo: PREPEND record too short");
+		memcpy(xlrec, data, sizeof(xl_minidb_prepend));
+		*horizon = record_horizon(record, sizeof(xl_minidb_prepend),
+								  xlrec->flags);
+		return;
+	}
+	pos = SizeOfMinidbPrependCompact;
+	ItemPointerSetInvalid(&xlrec->successor);
+	*horizon = InvalidTransactionId;
+	if ((xlrec->flags & XLMD_HAS_SUCCESSOR) &&
+		len >= pos + sizeof(ItemPointerData))
+	{
+		memcpy(&xlrec->successor, data + pos, sizeof(ItemPointerData));
+		pos += sizeof(ItemPointerData);
+	}
+	if ((xlrec->flags & XLMD_HORIZON) && len >= pos + sizeof(TransactionId))
+	{
+		memcpy(horizon, data + pos, sizeof(TransactionId));
+		pos += sizeof(TransactionId);
+	}
+	if ((xlrec->flags & XLMD_XMIN) && len >= pos + sizeof(TransactionId))
+	{
+		memcpy(xmin, data + pos, sizeof(TransactionId));
+		pos += sizeof(TransactionId);
+	}
+	if (pos != len)
+		elog(PANIC, "minidb_redo: PREPEND record of %zu bytes, %zu expected",
+			 len, pos);
+}
+
 static void
 redo_prepend(XLogReaderState *record)
 {
-	xl_minidb_prepend *xlrec = (xl_minidb_prepend *) XLogRecGetData(record);
+	xl_minidb_prepend xlrec;
+	TransactionId horizon;
+	TransactionId xmin;
 	Buffer		buffer;
 
-	resolve_conflict(record, record_horizon(record, sizeof(xl_minidb_prepend),
-											xlrec->flags));
-	if (xlrec->flags & XLMD_VM_CLEARED)
+	parse_prepend(record, &xlrec, &horizon, &xmin);
+	resolve_conflict(record, horizon);
+	if (xlrec.flags & XLMD_VM_CLEARED)
 		minidb_redo_clear_vm(record, 0);
 	if (XLogReadBufferForRedo(record, 0, &buffer) == BLK_NEEDS_REDO)
 	{
@@ -837,9 +1114,93 @@ redo_prepend(XLogReaderState *record)
 		Size		datalen;
 		char	   *data = XLogRecGetBlockData(record, 0, &datalen);
 
-		redo_prepend_block(page, xlrec, data, datalen);
+		redo_prepend_block(page, &xlrec, xmin, data, datalen);
 		PageSetLSN(page, record->EndRecPtr);
 		MarkBufferDirty(buffer);
+	}
+	if (BufferIsValid(buffer))
+		UnlockReleaseBuffer(buffer);
+}
+
+/* A new record: minidb_log_insert's, rebuilt from its version */
+static void
+redo_insert(XLogReaderState *record)
+{
+	const char *mdata = XLogRecGetData(record);
+	Size		mainlen = XLogRecGetDataLen(record);
+	xl_minidb_insert xlrec;
+	TransactionId xmin = XLogRecGetXid(record);
+	uint32		token = 0;
+	Size		pos = SizeOfMinidbInsert;
+	Buffer		buffer;
+	XLogRedoAction action;
+
+	if (mainlen < SizeOfMinidbInsert)
+		elog(PANIC, "minidb_redo: INSERT record too short");
+	memcpy(&xlrec, mdata, SizeOfMinidbInsert);
+	if (xlrec.format < MINIDB_FORMAT_V1 || xlrec.format > MINIDB_FORMAT_MAX)
+		elog(PANIC, "minidb_redo: INSERT of a record in unknown format %u",
+			 xlrec.format);
+	if (xlrec.flags & XLMI_SPECULATIVE)
+	{
+		if (mainlen < pos + sizeof(token))
+			elog(PANIC, "minidb_redo: INSERT record too short");
+		memcpy(&token, mdata + pos, sizeof(token));
+		pos += sizeof(token);
+	}
+	if (xlrec.flags & XLMI_XMIN)
+	{
+		if (mainlen < pos + sizeof(xmin))
+			elog(PANIC, "minidb_redo: INSERT record too short");
+		memcpy(&xmin, mdata + pos, sizeof(xmin));
+	}
+
+	if (xlrec.flags & XLMI_VM_CLEARED)
+		minidb_redo_clear_vm(record, 0);
+	if (xlrec.flags & XLMI_INIT_PAGE)
+	{
+		buffer = XLogInitBufferForRedo(record, 0);
+		minidb_page_init(BufferGetPage(buffer));
+		action = BLK_NEEDS_REDO;
+	}
+	else
+		action = XLogReadBufferForRedo(record, 0, &buffer);
+	if (action == BLK_NEEDS_REDO)
+	{
+		Page		page = BufferGetPage(buffer);
+		Size		datalen;
+		char	   *data = XLogRecGetBlockData(record, 0, &datalen);
+		MinidbVersionData v;
+		char	   *vbuf;
+		char	   *rec;
+		uint32		size;
+		uint32		len;
+		MinidbRecordEnd extra;
+		ItemPointerData tokentid;
+
+		redo_cversion(page, xlrec.offnum, false, xmin, data, datalen, &v,
+					  &vbuf);
+		memset(&extra, 0, sizeof(extra));
+		if (xlrec.flags & XLMI_SPECULATIVE)
+		{
+			ItemPointerSet(&tokentid, token, SpecTokenOffsetNumber);
+			extra.successor = &tokentid;
+			extra.spec = true;
+		}
+		size = minidb_record_build_ex(NULL, 0, &v, xlrec.format, &extra);
+		if (size == 0 || size > MINIDB_MAX_RECORD_LEN)
+			elog(PANIC, "minidb_redo: INSERT of a record of %u bytes in format %u",
+				 size, xlrec.format);
+		rec = palloc(MAXALIGN(size));
+		len = minidb_record_build_ex(rec, MAXALIGN(size), &v, xlrec.format,
+									 &extra);
+		redo_add_record(page, xlrec.offnum, rec, len);
+		if (xlrec.flags & XLMI_VM_CLEARED)
+			PageClearAllVisible(page);
+		PageSetLSN(page, record->EndRecPtr);
+		MarkBufferDirty(buffer);
+		pfree(rec);
+		pfree(vbuf);
 	}
 	if (BufferIsValid(buffer))
 		UnlockReleaseBuffer(buffer);
@@ -876,7 +1237,7 @@ redo_lock(XLogReaderState *record)
 		lk.xid = xlrec.locker;
 		lk.mode = xlrec.lockmode;
 		lk.multi = (xlrec.flags & XLMD_LOCK_MULTI) != 0;
-		lk.with_updater = false;
+		lk.with_updater = (xlrec.flags & XLMD_LOCK_WITH_UPDATER) != 0;
 		rec = minidb_lockers_build(page, xlrec.offnum, &lk, &reclen);
 		minidb_page_replace_record(page, xlrec.offnum, rec, reclen);
 		pfree(rec);
@@ -1052,6 +1413,9 @@ minidb_redo(XLogReaderState *record)
 		case XLOG_MINIDB_PREPEND:
 			redo_prepend(record);
 			break;
+		case XLOG_MINIDB_INSERT:
+			redo_insert(record);
+			break;
 		case XLOG_MINIDB_MOVE:
 			redo_move(record);
 			break;
@@ -1063,6 +1427,9 @@ minidb_redo(XLogReaderState *record)
 			break;
 		case XLOG_MINIDB_VISIBLE:
 			redo_visible(record);
+			break;
+		case XLOG_MINIDB_LOGICAL:
+			/* for logical decoding only (minidb_logical.c) */
 			break;
 		case XLOG_MINIDB_LOCK:
 			redo_lock(record);
@@ -1266,14 +1633,23 @@ minidb_desc(StringInfo buf, XLogReaderState *record)
 
 	if (info == XLOG_MINIDB_PREPEND)
 	{
-		xl_minidb_prepend *xlrec = (xl_minidb_prepend *) data;
+		xl_minidb_prepend xlrec;
+		TransactionId horizon;
+		TransactionId xmin;
 
+		parse_prepend(record, &xlrec, &horizon, &xmin);
 		appendStringInfo(buf, "off %u, flags 0x%02X, pruned from %u versions",
-						 xlrec->offnum, xlrec->flags, xlrec->nversions);
-		if (xlrec->flags & XLMD_HORIZON)
-			appendStringInfo(buf, ", horizon %u",
-							 record_horizon(record, sizeof(*xlrec),
-											xlrec->flags));
+						 xlrec.offnum, xlrec.flags, xlrec.nversions);
+		if (TransactionIdIsValid(horizon))
+			appendStringInfo(buf, ", horizon %u", horizon);
+	}
+	else if (info == XLOG_MINIDB_INSERT)
+	{
+		xl_minidb_insert xlrec;
+
+		memcpy(&xlrec, data, SizeOfMinidbInsert);
+		appendStringInfo(buf, "off %u, flags 0x%02X, format %u",
+						 xlrec.offnum, xlrec.flags, xlrec.format);
 	}
 	else if (info == XLOG_MINIDB_MOVE)
 	{
@@ -1311,6 +1687,20 @@ minidb_desc(StringInfo buf, XLogReaderState *record)
 		appendStringInfo(buf, "cutoff xid %u flags 0x%02X",
 						 xlrec->cutoff_xid, xlrec->flags);
 	}
+	else if (info == XLOG_MINIDB_LOGICAL)
+	{
+		xl_minidb_logical xlrec;
+		static const char *const actions[] = {"?", "insert", "update", "delete"};
+
+		memcpy(&xlrec, data, SizeOfMinidbLogical);
+		appendStringInfo(buf, "rel %u/%u/%u, %s, %u tuples%s",
+						 MINIDB_LOCATOR_SPC(xlrec.node),
+						 MINIDB_LOCATOR_DB(xlrec.node),
+						 MINIDB_LOCATOR_REL(xlrec.node),
+						 actions[xlrec.action <= XLML_DELETE ? xlrec.action : 0],
+						 xlrec.ntuples,
+						 (xlrec.flags & XLML_HAS_OLD) ? ", old row first" : "");
+	}
 	else if (info == XLOG_MINIDB_LOCK)
 	{
 		xl_minidb_lock xlrec;
@@ -1339,6 +1729,8 @@ minidb_identify(uint8 info)
 	{
 		case XLOG_MINIDB_PREPEND:
 			return "PREPEND";
+		case XLOG_MINIDB_INSERT:
+			return "INSERT";
 		case XLOG_MINIDB_MOVE:
 			return "MOVE";
 		case XLOG_MINIDB_HORIZON:
@@ -1349,6 +1741,8 @@ minidb_identify(uint8 info)
 			return "DELTA";
 		case XLOG_MINIDB_VISIBLE:
 			return "VISIBLE";
+		case XLOG_MINIDB_LOGICAL:
+			return "LOGICAL";
 		case XLOG_MINIDB_LOCK:
 			return "LOCK";
 	}
@@ -1361,6 +1755,7 @@ static RmgrData minidb_rmgr = {
 	.rm_desc = minidb_desc,
 	.rm_identify = minidb_identify,
 	.rm_mask = minidb_mask,
+	.rm_decode = minidb_decode,
 };
 
 /* From _PG_init: register the resource manager if we are being preloaded */

@@ -30,6 +30,8 @@
 #define XLOG_MINIDB_DELTA		0x50	/* page deltas, generic WAL's format */
 #define XLOG_MINIDB_VISIBLE		0x60	/* page all-visible (and frozen) */
 #define XLOG_MINIDB_LOCK		0x70	/* a record's row lockers set */
+#define XLOG_MINIDB_INSERT		0x80	/* a new record of one version */
+#define XLOG_MINIDB_LOGICAL		0x90	/* row changes, for logical decoding */
 
 /* xl_minidb_prepend.flags */
 #define XLMD_PRUNED				0x01	/* keep[] follows in the block data */
@@ -39,8 +41,12 @@
 										 * difference from the head's */
 #define XLMD_TO_V3				0x10	/* the record is written in format V3
 										 * (else in its own) */
+#define XLMD_XMIN				0x20	/* compact: the version's xmin is
+										 * logged (else it is the record's
+										 * xid) */
 #define XLMD_HORIZON			0x40	/* a conflict horizon follows the
 										 * record's fixed part */
+#define XLMD_COMPACT			0x80	/* PREPEND in the compact layout */
 
 /*
  * PREPEND: block 0 data is [bool keep[nversions]] then the new version's
@@ -57,6 +63,57 @@ typedef struct xl_minidb_prepend
 	uint8		recflags;		/* record flags to set */
 	ItemPointerData successor;	/* with XLMD_HAS_SUCCESSOR */
 } xl_minidb_prepend;
+
+/*
+ * The compact PREPEND (XLMD_COMPACT, written since the WAL measurements of
+ * issue 15; the layout above is still replayed): the main data is the
+ * first SizeOfMinidbPrependCompact bytes of xl_minidb_prepend, then the
+ * successor only with XLMD_HAS_SUCCESSOR, the horizon with XLMD_HORIZON,
+ * the version's xmin with XLMD_XMIN; block 0 data is keep[] and the
+ * version as an xl_minidb_cversion.
+ */
+#define SizeOfMinidbPrependCompact	offsetof(xl_minidb_prepend, successor)
+
+/*
+ * A version, compactly (PREPEND with XLMD_COMPACT, INSERT): its flags,
+ * attribute count and command id, then its null bitmap (with
+ * MINIDB_V_HASNULL), then its data -- all of it, to the end of the block
+ * data, or with XLMD_DATA_DIFF uint16 prefix and suffix lengths and the
+ * data between them.  Its xmin is the WAL record's xid unless the record
+ * logs it; the header's length and data offset follow from the rest, as
+ * chain.c builds them (canonical_hoff).
+ */
+typedef struct xl_minidb_cversion
+{
+	uint16		flags;
+	uint16		natts;
+	CommandId	cid;
+} xl_minidb_cversion;
+
+#define SizeOfMinidbCversion	(offsetof(xl_minidb_cversion, cid) + sizeof(CommandId))
+
+/*
+ * INSERT: a new record holding one version (INSERT, and the speculative
+ * insertion of INSERT ... ON CONFLICT), added at offnum of block 0; block
+ * 0 data is the version as an xl_minidb_cversion.  The record header is
+ * the one minidb_record_build_as gives in the logged format, with the
+ * speculative token (XLMI_SPECULATIVE, a uint32 after the fixed part) as
+ * its successor; then the xmin with XLMI_XMIN.  Heap's XLOG_HEAP_INSERT
+ * logs its tuple alike, without the tuple header.
+ */
+#define XLMI_INIT_PAGE			0x01
+#define XLMI_VM_CLEARED			0x02
+#define XLMI_SPECULATIVE		0x04
+#define XLMI_XMIN				0x08
+
+typedef struct xl_minidb_insert
+{
+	OffsetNumber offnum;
+	uint8		flags;			/* XLMI_* */
+	uint8		format;			/* the record's rh_format */
+} xl_minidb_insert;
+
+#define SizeOfMinidbInsert	(offsetof(xl_minidb_insert, format) + sizeof(uint8))
 
 /* xl_minidb_move.flags */
 #define XLMD_SAME_PAGE			0x08
@@ -84,6 +141,7 @@ typedef struct xl_minidb_move
  * XLMD_VM_CLEARED the page's all-frozen bit was cleared.
  */
 #define XLMD_LOCK_MULTI			0x01	/* locker is a MultiXactId */
+#define XLMD_LOCK_WITH_UPDATER	0x02	/* ... that also holds the row's ender */
 
 typedef struct xl_minidb_lock
 {
@@ -151,6 +209,37 @@ typedef struct xl_minidb_visible
 	TransactionId cutoff_xid;
 	uint8		flags;			/* VISIBILITYMAP_* */
 } xl_minidb_visible;
+
+/*
+ * LOGICAL: the row change of one INSERT (or of one multi_insert call: its
+ * rows), UPDATE or DELETE of a table that wal_level = logical logs for
+ * decoding (RelationIsLogicallyLogged), in heap's WAL tuple format, for
+ * rm_decode only: replay does nothing, the page change is a record of its
+ * own, logged before it in the same (sub)transaction.  Main data: this
+ * struct, then ntuples times [uint32 len, xl_heap_header, len -
+ * SizeOfHeapHeader bytes of null bitmap, padding and data], unaligned.
+ * INSERT: the new rows; UPDATE: the old row's replica identity (or whole
+ * old row) with XLML_HAS_OLD, then the new row; DELETE: the old row's
+ * replica identity (or whole row) with XLML_HAS_OLD, else nothing.
+ */
+#define XLML_INSERT				1
+#define XLML_UPDATE				2
+#define XLML_DELETE				3
+
+#define XLML_HAS_OLD			0x01	/* the first tuple is the old row */
+#define XLML_CLEAR_TOAST		0x02	/* the last row ends its statement's
+										 * TOAST chunks (heap's
+										 * XLH_INSERT_LAST_IN_MULTI) */
+
+typedef struct xl_minidb_logical
+{
+	RelFileLocator node;
+	uint16		ntuples;
+	uint8		action;			/* XLML_INSERT, ... */
+	uint8		flags;			/* XLML_HAS_OLD, XLML_CLEAR_TOAST */
+} xl_minidb_logical;
+
+#define SizeOfMinidbLogical	(offsetof(xl_minidb_logical, flags) + sizeof(uint8))
 
 /* minidb_wal.c, for the resource manager's redo */
 extern void minidb_wal_redo_delta(XLogReaderState *record);

@@ -7,8 +7,8 @@
  * Each shim is named for what it does, and its comment names the version
  * that brought the change.  Where a new name only renames an old thing,
  * the new name is defined for the older versions (RelFileLocator,
- * pg_noreturn, AmAutoVacuumWorkerProcess).  The AM's files call these and
- * hold no version #if of their own, except where a callback's signature
+ * pg_noreturn, AmAutoVacuumWorkerProcess, TransamVariables).  The AM's
+ * files call these and hold no version #if of their own, except where a callback's signature
  * forces one: the TableAmRoutine (minidb_am.c), ANALYZE's next block and
  * the bitmap scan (minidb_scan.[ch]), the counting allocator (bench.c).
  *
@@ -22,6 +22,7 @@
 #include "access/genam.h"
 #include "access/htup_details.h"
 #include "access/tableam.h"
+#include "access/transam.h"
 #include "access/valid.h"
 #include "catalog/pg_class.h"
 #include "commands/progress.h"
@@ -53,6 +54,15 @@ typedef RelFileNode RelFileLocator;
 #define MINIDB_LOCATOR_SPC(l)	((l).spcOid)
 #define MINIDB_LOCATOR_DB(l)	((l).dbOid)
 #define MINIDB_LOCATOR_REL(l)	((l).relNumber)
+#endif
+
+/* 16: RelidByRelfilenode (relfilenodemap.h) became RelidByRelfilenumber */
+#if PG_VERSION_NUM >= 160000
+#include "utils/relfilenumbermap.h"
+#define minidb_relid_by_locator(l)	RelidByRelfilenumber((l).spcOid, (l).relNumber)
+#else
+#include "utils/relfilenodemap.h"
+#define minidb_relid_by_locator(l)	RelidByRelfilenode((l).spcNode, (l).relNode)
 #endif
 
 /*
@@ -207,6 +217,11 @@ minidb_vacuum_xid_failsafe_check(TransactionId relfrozenxid,
 
 /* ---- 17 ---- */
 
+/* 17: ShmemVariableCache was renamed */
+#if PG_VERSION_NUM < 170000
+#define TransamVariables ShmemVariableCache
+#endif
+
 /* 17: IsAutoVacuumWorkerProcess() was renamed */
 #if PG_VERSION_NUM < 170000
 #define AmAutoVacuumWorkerProcess()	IsAutoVacuumWorkerProcess()
@@ -225,12 +240,18 @@ minidb_vacuum_xid_failsafe_check(TransactionId relfrozenxid,
  * counts them in bytes and item ids.  minidb keeps the sorted array on
  * every version (phase 3 walks it, and it bounds the memory as 15 did); on
  * 17+ the TidStore is built from it before the first index of a pass is
- * vacuumed, and dropped with the array's contents.
+ * vacuumed, and emptied with the array's contents.
+ *
+ * Parallel index vacuuming (vacuumparallel.c): on 15 the array itself
+ * lives in the parallel vacuum's shared memory; on 17+ a shared TidStore
+ * does, which minidb fills from its (local) array before each parallel
+ * index pass and empties after it with parallel_vacuum_reset_dead_items.
  */
 #if PG_VERSION_NUM >= 170000
 typedef struct MinidbDeadItems
 {
 	TidStore   *store;			/* built from items[], or NULL */
+	ParallelVacuumState *pvs;	/* store is the parallel vacuum's, or NULL */
 	int			max_items;
 	int			num_items;
 	ItemPointerData items[FLEXIBLE_ARRAY_MEMBER];
@@ -253,6 +274,24 @@ minidb_dead_items_create(int max_items)
 	return d;
 }
 
+#if PG_VERSION_NUM >= 170000
+/* Put the sorted array's TIDs into ts, a block at a time */
+static inline void
+minidb_dead_items_fill(TidStore *ts, MinidbDeadItems *d)
+{
+	for (int i = 0, n; i < d->num_items; i += n)
+	{
+		OffsetNumber offsets[MaxOffsetNumber];
+		BlockNumber blkno = ItemPointerGetBlockNumber(&d->items[i]);
+
+		for (n = 0; i + n < d->num_items &&
+			 ItemPointerGetBlockNumber(&d->items[i + n]) == blkno; n++)
+			offsets[n] = ItemPointerGetOffsetNumber(&d->items[i + n]);
+		TidStoreSetBlockOffsets(ts, blkno, offsets, n);
+	}
+}
+#endif
+
 static inline IndexBulkDeleteResult *
 minidb_bulkdel_one_index(IndexVacuumInfo *ivinfo,
 						 IndexBulkDeleteResult *istat, MinidbDeadItems *d)
@@ -264,16 +303,7 @@ minidb_bulkdel_one_index(IndexVacuumInfo *ivinfo,
 	{
 		d->store = TidStoreCreateLocal(sizeof(ItemPointerData) * d->max_items,
 									   true);
-		for (int i = 0, n; i < d->num_items; i += n)
-		{
-			OffsetNumber offsets[MaxOffsetNumber];
-			BlockNumber blkno = ItemPointerGetBlockNumber(&d->items[i]);
-
-			for (n = 0; i + n < d->num_items &&
-				 ItemPointerGetBlockNumber(&d->items[i + n]) == blkno; n++)
-				offsets[n] = ItemPointerGetOffsetNumber(&d->items[i + n]);
-			TidStoreSetBlockOffsets(d->store, blkno, offsets, n);
-		}
+		minidb_dead_items_fill(d->store, d);
 	}
 	info.max_bytes = sizeof(ItemPointerData) * d->max_items;
 	info.num_items = d->num_items;
@@ -288,9 +318,78 @@ minidb_dead_items_reset(MinidbDeadItems *d)
 {
 	d->num_items = 0;
 #if PG_VERSION_NUM >= 170000
-	if (d->store)
+	if (d->store && d->pvs)
+		parallel_vacuum_reset_dead_items(d->pvs);
+	else if (d->store)
 		TidStoreDestroy(d->store);
 	d->store = NULL;
+#endif
+}
+
+/* 17: parallel_vacuum_init sizes the shared TidStore in kB, no longer in TIDs */
+static inline ParallelVacuumState *
+minidb_parallel_vacuum_init(Relation rel, Relation *indrels, int nindexes,
+							int nworkers, int max_items, int vac_work_mem,
+							int elevel, BufferAccessStrategy bstrategy)
+{
+#if PG_VERSION_NUM >= 170000
+	return parallel_vacuum_init(rel, indrels, nindexes, nworkers,
+								vac_work_mem, elevel, bstrategy);
+#else
+	return parallel_vacuum_init(rel, indrels, nindexes, nworkers,
+								max_items, elevel, bstrategy);
+#endif
+}
+
+/* The dead items of a parallel vacuum */
+static inline MinidbDeadItems *
+minidb_dead_items_parallel(ParallelVacuumState *pvs, int max_items)
+{
+#if PG_VERSION_NUM >= 170000
+	MinidbDeadItems *d = minidb_dead_items_create(max_items);
+
+	d->pvs = pvs;
+	return d;
+#else
+	return parallel_vacuum_get_dead_items(pvs);
+#endif
+}
+
+/* One parallel index pass over the dead items */
+static inline void
+minidb_parallel_bulkdel_all_indexes(ParallelVacuumState *pvs,
+									MinidbDeadItems *d, long num_table_tuples,
+									int num_index_scans)
+{
+#if PG_VERSION_NUM >= 170000
+	if (d->store == NULL)
+	{
+		VacDeadItemsInfo *info;
+
+		/* reset after each pass: the store is a new one */
+		d->store = parallel_vacuum_get_dead_items(pvs, &info);
+		minidb_dead_items_fill(d->store, d);
+		info->num_items = d->num_items;
+	}
+#endif
+	parallel_vacuum_bulkdel_all_indexes(pvs, num_table_tuples,
+										num_index_scans);
+}
+
+/*
+ * After parallel_vacuum_end, which freed the shared memory: the dead
+ * items left to free (15: none, they were in it).
+ */
+static inline MinidbDeadItems *
+minidb_dead_items_end_parallel(MinidbDeadItems *d)
+{
+#if PG_VERSION_NUM >= 170000
+	d->num_items = 0;
+	d->store = NULL;
+	d->pvs = NULL;
+	return d;
+#else
+	return NULL;
 #endif
 }
 

@@ -1,6 +1,6 @@
 --
 -- repair: minidb_force_kill (pg_surgery's heap_force_kill for minidb) and
--- minidb_check (what verify_heapam lists for heap) on healthy records: what
+-- minidb_verify (what verify_heapam lists for heap) on healthy records: what
 -- a killed record looks like to every kind of scan, that VACUUM then
 -- removes its index entries and frees it, and every error.  Damaged
 -- records themselves (bytes overwritten in the relation file) are in
@@ -80,7 +80,7 @@ SELECT pg_temp.index_entries('t_pkey') AS index_entries;
 SELECT lp, lp_flags FROM heap_page_items(get_raw_page('t', 0)) WHERE lp IN (3, 4);
 SELECT minidb_force_kill('t', ARRAY['(0,3)']::tid[]) AS killed;
 SELECT bt_index_check('t_pkey', true);
-SELECT count(*) FROM minidb_check('t') AS damaged;
+SELECT count(*) FROM minidb_verify('t', check_toast => true, check_indexes => true) AS damaged;
 SET enable_seqscan = off;
 SELECT count(id) FROM t WHERE id > 0;
 RESET enable_seqscan;
@@ -118,8 +118,9 @@ SELECT pg_temp.try($$SELECT minidb_force_kill('h', ARRAY['(0,1)']::tid[])$$);
 SELECT pg_temp.try($$SELECT minidb_force_kill('t_pkey', ARRAY['(0,1)']::tid[])$$);
 SELECT pg_temp.try($$SELECT minidb_force_kill('tv', ARRAY['(0,1)']::tid[])$$);
 SELECT pg_temp.try($$SELECT minidb_force_kill(0, ARRAY['(0,1)']::tid[])$$);
-SELECT pg_temp.try($$SELECT * FROM minidb_check('h')$$);
-SELECT minidb_check(NULL);
+SELECT pg_temp.try($$SELECT * FROM minidb_verify('h')$$);
+SELECT pg_temp.try($$SELECT * FROM minidb_verify('t_pkey')$$);
+SELECT count(*) FROM minidb_verify(NULL);
 
 -- Superusers only: EXECUTE is not granted to PUBLIC, and the function
 -- refuses non-superusers even when it is granted
@@ -127,8 +128,21 @@ CREATE ROLE regress_minidb_repair_outsider;
 GRANT USAGE ON SCHEMA repair TO regress_minidb_repair_outsider;
 SET ROLE regress_minidb_repair_outsider;
 SELECT pg_temp.try($$SELECT minidb_force_kill('repair.t', ARRAY['(0,5)']::tid[])$$);
-SELECT pg_temp.try($$SELECT * FROM minidb_check('repair.t')$$);
+SELECT pg_temp.try($$SELECT * FROM minidb_verify('repair.t')$$);
 RESET ROLE;
+-- minidb_verify: the table's owner, and members of pg_stat_scan_tables
+GRANT pg_stat_scan_tables TO regress_minidb_repair_outsider;
+SET ROLE regress_minidb_repair_outsider;
+SELECT pg_temp.try($$SELECT * FROM minidb_verify('repair.t', true, true)$$);
+RESET ROLE;
+REVOKE pg_stat_scan_tables FROM regress_minidb_repair_outsider;
+CREATE TABLE repair.owned (id int PRIMARY KEY, v text) USING minidb;
+INSERT INTO repair.owned SELECT g, repeat('x', g) FROM generate_series(1, 50) g;
+ALTER TABLE repair.owned OWNER TO regress_minidb_repair_outsider;
+SET ROLE regress_minidb_repair_outsider;
+SELECT count(*) FROM minidb_verify('repair.owned', check_toast => true, check_indexes => true);
+RESET ROLE;
+DROP TABLE repair.owned;
 GRANT EXECUTE ON FUNCTION minidb_force_kill(regclass, tid[]) TO regress_minidb_repair_outsider;
 SET ROLE regress_minidb_repair_outsider;
 SELECT pg_temp.try($$SELECT minidb_force_kill('repair.t', ARRAY['(0,5)']::tid[])$$);
@@ -136,7 +150,7 @@ RESET ROLE;
 SELECT count(*) FROM t WHERE id = 5;
 REVOKE EXECUTE ON FUNCTION minidb_force_kill(regclass, tid[]) FROM regress_minidb_repair_outsider;
 SELECT has_function_privilege('public', 'minidb_force_kill(regclass, tid[])', 'EXECUTE') AS public_may_kill,
-       has_function_privilege('public', 'minidb_check(regclass)', 'EXECUTE') AS public_may_check;
+       has_function_privilege('public', 'minidb_verify(regclass, boolean, boolean)', 'EXECUTE') AS public_may_verify;
 
 REVOKE USAGE ON SCHEMA repair FROM regress_minidb_repair_outsider;
 SET client_min_messages = warning;

@@ -62,9 +62,9 @@ SELECT 'h' AS t, (SELECT count(*) FROM pg_check_frozen('h')) AS check_frozen,
 UNION ALL
 SELECT 'm', (SELECT count(*) FROM pg_check_frozen('m')),
        (SELECT count(*) FROM pg_check_visible('m'));
--- instead: minidb_check (damage), minidb_chain (a row's versions and
+-- instead: minidb_verify (damage), minidb_chain (a row's versions and
 -- their flags), minidb_stats (live and dead versions)
-SELECT count(*) AS damaged FROM minidb_check('m');
+SELECT count(*) AS damaged FROM minidb_verify('m');
 -- (the committed hint is left out: without the preloaded library readers
 -- set no hint bits, see README "WAL")
 SELECT position, replace(flags, 'committed,', '') AS flags FROM minidb_chain('m', '(0,1)');
@@ -130,7 +130,7 @@ SELECT pg_relpages('m') = pg_relation_size('m') / 8192 AS relpages_right;
 -- pg_surgery: refuses; instead minidb_force_kill (sql/repair.sql)
 -- amcheck: verify_heapam refuses, the btree checks work (heapallindexed
 -- included: it reads the table through the table AM); instead of
--- verify_heapam, minidb_check
+-- verify_heapam, minidb_verify
 -- pgrowlocks: refuses; instead minidb_row_locks
 -- ---------------------------------------------------------------------
 SELECT pg_temp.try($$SELECT heap_force_kill('m', ARRAY['(0,1)']::tid[])$$) AS heap_force_kill;

@@ -29,6 +29,27 @@ BEGIN
   EXECUTE 'EXPLAIN (ANALYZE, FORMAT JSON, COSTS OFF, TIMING OFF, SUMMARY OFF) ' || q INTO plan;
   RETURN (plan -> 0 -> 'Plan' -> 'Plans' -> 0 ->> 'Heap Fetches')::int;
 END $$;
+-- Wait until no other backend of this database holds a snapshot or an xid
+-- (an autovacuum worker's ANALYZE of an earlier test's table would keep
+-- VACUUM from removing or marking all-visible what this test expects),
+-- and push this backend's pending row counts to the statistics first
+-- (PostgreSQL 15 flushes them at most once a second, so counts of the
+-- writes above could otherwise land after VACUUM's own report)
+CREATE FUNCTION quiesce() RETURNS bool LANGUAGE plpgsql AS $$
+BEGIN
+  PERFORM pg_stat_force_next_flush();
+  FOR i IN 1 .. 600 LOOP
+    PERFORM pg_stat_clear_snapshot();
+    IF NOT EXISTS (SELECT 1 FROM pg_stat_activity
+                    WHERE datname = current_database()
+                      AND pid <> pg_backend_pid()
+                      AND (backend_xmin IS NOT NULL OR backend_xid IS NOT NULL)) THEN
+      RETURN true;
+    END IF;
+    PERFORM pg_sleep(0.1);
+  END LOOP;
+  RETURN false;
+END $$;
 -- every row through each index agrees with a sequential scan
 CREATE FUNCTION indexes_agree(rel regclass) RETURNS bool LANGUAGE plpgsql AS $$
 DECLARE seq text; via_pk text; via_k text;
@@ -60,6 +81,7 @@ SELECT records > 1999 AS records_include_dead, dead_versions > 0 AS has_dead,
   FROM minidb_stats('m');
 
 -- 1. VACUUM removes dead records and their index entries
+SELECT quiesce();
 VACUUM m;
 SELECT records, live_versions, dead_versions, depth_max, depth_p50, depth_p99
   FROM minidb_stats('m');
@@ -100,6 +122,7 @@ SELECT count(*) FROM m WHERE k = 5000;
 -- an in-place update (same TID, no new index entry) clears it too
 UPDATE m SET v = 'changed' WHERE id = 700;
 SELECT count(*) FILTER (WHERE v = 'changed') AS changed FROM m WHERE k BETWEEN 690 AND 710;
+SELECT quiesce();
 VACUUM m;
 SELECT heap_fetches('SELECT count(k) FROM m WHERE k BETWEEN 1 AND 1000') AS fetches_after_vacuum;
 RESET enable_seqscan;
@@ -109,6 +132,7 @@ RESET enable_bitmapscan;
 SELECT relfrozenxid AS old_frozenxid FROM pg_class WHERE oid = 'm'::regclass \gset
 SELECT count(*) FILTER (WHERE flags LIKE '%frozen%') AS frozen_before
   FROM m, minidb_chain('m', m.ctid) WHERE m.id <= 10;
+SELECT quiesce();
 VACUUM (FREEZE) m;
 SELECT age(relfrozenxid) < age(:'old_frozenxid'::xid) AS relfrozenxid_advanced
   FROM pg_class WHERE oid = 'm'::regclass;

@@ -5,8 +5,9 @@
 -- compared line by line (VERBOSE output differs by design and is not
 -- used).  A temporary table cannot be vacuumed in parallel: where heap
 -- would have used parallel workers for its indexes (PARALLEL n, at least
--- two indexes, index vacuuming on), it warns; minidb vacuums indexes in
--- its own process and gives the same warning.
+-- two indexes, index vacuuming on), it warns, and so does minidb (which
+-- vacuums the indexes of other tables in parallel as heap does:
+-- sql/vacuum_verbose.sql).
 --
 SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS minidb_am;

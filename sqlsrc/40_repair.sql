@@ -1,17 +1,25 @@
-/* minidb_am: finding and removing damaged records (minidb_repair.c) */
+/* minidb_am: finding (minidb_verify.c) and removing (minidb_repair.c) damaged records */
 
--- Every damaged record of a minidb table, as amcheck's verify_heapam lists
--- heap's (which refuses minidb tables): the record's TID, the version at
--- fault (NULL: the record header), the field and what is wrong.  Also
--- pages that are not minidb pages (offset 0) and line pointers that point
--- outside their page.  Table owner or superuser.
-CREATE FUNCTION minidb_check(rel regclass)
-RETURNS TABLE(ctid tid, version int, field text, detail text)
-AS 'MODULE_PATHNAME', 'minidb_check'
-LANGUAGE C STRICT VOLATILE PARALLEL SAFE;
+-- amcheck's verify_heapam for minidb tables (verify_heapam refuses them):
+-- one row per problem, never stopping at the first: pages, line pointers,
+-- record and version headers, the walkers agreeing, transaction IDs and
+-- multixacts within their bounds, row lockers, moved markers' successors,
+-- attributes; with check_toast every external value some snapshot may
+-- still read is fetched; with check_indexes every visible row has its
+-- entry in every btree index and every entry names a record.  Superusers,
+-- the table's owner and members of pg_stat_scan_tables (checked before
+-- the table is locked); AccessShareLock.  Not parallel safe: each page is
+-- checked in a subtransaction, so that damage becomes a row.
+CREATE FUNCTION minidb_verify(rel regclass,
+                              check_toast boolean DEFAULT false,
+                              check_indexes boolean DEFAULT false)
+RETURNS TABLE(blkno bigint, offnum integer, version integer, field text,
+              msg text)
+AS 'MODULE_PATHNAME', 'minidb_verify'
+LANGUAGE C STRICT VOLATILE PARALLEL UNSAFE;
 
-COMMENT ON FUNCTION minidb_check(regclass) IS
-'every damaged record (and foreign page) of a minidb table, with the version and field at fault, as verify_heapam lists heap''s (table owner or superuser)';
+COMMENT ON FUNCTION minidb_verify(regclass, boolean, boolean) IS
+'every problem of a minidb table, as amcheck''s verify_heapam lists heap''s: pages, line pointers, records, versions, transaction IDs, lockers, moved rows, optionally TOAST values and btree index entries (superuser, table owner or pg_stat_scan_tables)';
 
 -- pg_surgery's heap_force_kill for minidb tables: the records at tids
 -- become dead (LP_DEAD) without being read, so that a damaged record no

@@ -4,14 +4,14 @@
 # (a V3 header bit set without its field, with the server stopped; no data checksums).
 # Then, as a DBA meets it: sequential scans, pg_dump and DELETE ... WHERE
 # ctid of the record fail with XX001; pg_amcheck says nothing (it checks
-# heap tables only); minidb_check lists both records; VACUUM leaves them
+# heap tables only); minidb_verify lists both records; VACUUM leaves them
 # alone and names their TIDs in its VERBOSE report; minidb_force_kill
 # makes them dead without reading them; the rest of the table reads and
 # dumps, also after a crash (the change is WAL-logged), and restores;
 # VACUUM then removes the dead records and their index entries (an
 # index-only scan on all-visible pages counts the live rows exactly).
 # A second table gets a line pointer pointing past its page and a page
-# whose special area is not minidb's: minidb_check reports both, and
+# whose special area is not minidb's: minidb_verify reports both, and
 # minidb_force_kill kills the record behind the bad line pointer too.
 use strict;
 use warnings;
@@ -99,16 +99,16 @@ ok($amcheck_ok && $stderr !~ /public\.t\b/,
 
 # What finds them
 is($node->safe_psql('postgres',
-		q{SELECT string_agg(format('%s %s %s', ctid, coalesce(version::text, 'header'), field), '; ' ORDER BY ctid) FROM minidb_check('t')}),
+		q{SELECT string_agg(format('(%s,%s) %s %s', blkno, offnum, coalesce(version::text, 'header'), field), '; ' ORDER BY blkno, offnum) FROM minidb_verify('t')}),
 	"$victims[0] header r3_xinfo; $victims[1] header r3_xinfo",
-	'minidb_check lists both records and the field at fault');
+	'minidb_verify lists both records and the field at fault');
 is($node->safe_psql('postgres',
-		q{SELECT string_agg(format('%s %s', ctid, field), '; ' ORDER BY ctid) FROM minidb_check('u')}),
+		q{SELECT string_agg(format('(%s,%s) %s', blkno, coalesce(offnum, 0), field), '; ' ORDER BY blkno, offnum) FROM minidb_verify('u')}),
 	'(0,3) line pointer; (1,0) page',
-	'minidb_check reports a line pointer outside its page and a foreign page');
+	'minidb_verify reports a line pointer outside its page and a foreign page');
 is($node->safe_psql('postgres', q{SELECT minidb_force_kill('u', ARRAY['(0,3)']::tid[])}),
 	'1', 'minidb_force_kill kills the record behind the bad line pointer');
-is($node->safe_psql('postgres', q{SELECT count(*) FROM minidb_check('u')}),
+is($node->safe_psql('postgres', q{SELECT count(*) FROM minidb_verify('u')}),
 	'1', 'only the foreign page is left');
 ($ret, $out, $err) = $node->psql('postgres', 'VACUUM (VERBOSE) t');
 is($ret, 0, 'VACUUM runs');
@@ -122,8 +122,8 @@ is($node->safe_psql('postgres',
 	'2', 'minidb_force_kill kills both');
 is($node->safe_psql('postgres', 'SELECT count(*), sum(id) FROM t'),
 	'498|124795', 'the rest of the table reads');
-is($node->safe_psql('postgres', 'SELECT count(*) FROM minidb_check(\'t\')'),
-	'0', 'minidb_check finds nothing now');
+is($node->safe_psql('postgres', q{SELECT count(*) FROM minidb_verify('t', true, true)}),
+	'0', 'minidb_verify finds nothing now');
 
 # WAL-logged: an immediate stop after the checkpoint keeps the change
 $node->stop('immediate');
@@ -147,7 +147,7 @@ is($node->safe_psql('restored', 'SELECT count(*), sum(id) FROM t'),
 
 # VACUUM finishes the job
 ($ret, $out, $err) = $node->psql('postgres', 'VACUUM (VERBOSE) t');
-like($err, qr/records on scanned pages: 498 live, 0 dead found, 2 removed/,
+like($err, qr/minidb records: 498 live, 0 dead found, 2 removed/,
 	'VACUUM removes the two dead records');
 unlike($err, qr/damaged/, 'and finds nothing damaged');
 is($node->safe_psql('postgres', q{

@@ -89,9 +89,9 @@ SELECT count(*) FROM m WHERE k >= 100}),
 	'index scans read the same rows');
 is($node->safe_psql('old', q{SELECT bt_index_check('m_k', true), bt_index_check('v1_pkey', true)}),
 	'|', 'indexes pass amcheck');
-is($node->safe_psql('old', q{SELECT count(*) FROM minidb_check('m')})
-	. $node->safe_psql('old', q{SELECT count(*) FROM minidb_check('v1')}),
-	'00', 'minidb_check (new in 1.1) finds nothing damaged');
+is($node->safe_psql('old', q{SELECT count(*) FROM minidb_verify('m', true, true)})
+	. $node->safe_psql('old', q{SELECT count(*) FROM minidb_verify('v1', true, true)}),
+	'00', 'minidb_verify (new in 1.1) finds nothing damaged');
 
 # old records keep their format; new rows take the default; both read
 $node->safe_psql('old', q{INSERT INTO v1 VALUES (1000, 'after the update')});

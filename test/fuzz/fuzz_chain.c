@@ -164,7 +164,7 @@ track_end(bool caught)
  * left (the updater aborted and the lockers are all that remain).
  */
 static TransactionId
-fuzz_multi_updater(TransactionId multi)
+fuzz_multi_updater(TransactionId multi, const char *rec)
 {
 	if (multi % 4 == 0)
 		return InvalidTransactionId;
@@ -183,7 +183,7 @@ reader_view(const MinidbVersionData *d)
 
 	if ((v.flags & MINIDB_V_XMIN_MULTI) && minidb_multi_updater_hook)
 	{
-		TransactionId upd = minidb_multi_updater_hook(v.xmin);
+		TransactionId upd = minidb_multi_updater_hook(v.xmin, NULL);
 
 		if (TransactionIdIsValid(upd))
 			v.xmin = upd;

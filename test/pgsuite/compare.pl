@@ -19,13 +19,25 @@
 #            statement by statement (between consecutive "(N rows)" lines),
 #            so that rows only move within one result
 #   ctid     the outputs are equal once every "(n,m)" is replaced by "(#,#)"
+#            (and the padding of columns, which follows the values' widths)
 #   plan     every changed line lies inside an EXPLAIN result (from a
 #            "QUERY PLAN" / explain* column header to its "(N rows)" line)
 #   catalog  every changed line names minidb (or is a "(N rows)" line)
+#   syscol   the outputs are equal once every "(n,m)" is masked and so are
+#            the values of the columns named cmin or cmax (heap's cmin
+#            column shows the combo command id or cmax an UPDATE wrote
+#            over the inserting command's id; minidb shows the inserting
+#            command's id, which is what the documentation says cmin is)
+#   tidperm  (isolation) the text starts with the permutation, quoted:
+#            "step step ..."; the outputs are equal once every "(n,m)" is
+#            masked, except inside that permutation's output, which may
+#            differ (a permutation whose steps name the TID heap gives a
+#            new version, e.g. WHERE ctid = '(0,3)'; minidb keeps a row's
+#            TID when it updates it)
 # Never accepted, whatever the kind: a crash, a hang, no output, an internal
 # error (SQLSTATE XX000 in the server log for that test) or a changed line
-# with ERROR:/FATAL:/PANIC: or a lost connection.  At most 20 core tests may
-# be listed.
+# with ERROR:/FATAL:/PANIC: or a lost connection.  At most 20 core tests
+# and 3 isolation specs may be listed.
 use strict;
 use warnings;
 use Getopt::Long;
@@ -42,7 +54,7 @@ GetOptions(
 ) or die "usage\n";
 die "--heap is required\n" unless $heapdir;
 
-my @KINDS = qw(order ctid plan catalog);
+my @KINDS = qw(order ctid plan catalog syscol tidperm);
 my $prefix = $suite eq 'isolation' ? 'isolation/' : '';
 
 sub slurp {
@@ -148,6 +160,8 @@ sub read_accepted {
     close $fh;
     my $core = grep { !m{^isolation/} } keys %acc;
     push @problems, "$core core tests listed, at most $max_core" if $core > $max_core;
+    my $iso = grep { m{^isolation/} } keys %acc;
+    push @problems, "$iso isolation specs listed, at most 3" if $iso > 3;
     return (\%acc, \@problems);
 }
 
@@ -212,9 +226,53 @@ sub order_after_plans {
 
 my $BAD = qr/\b(?:ERROR|FATAL|PANIC):|server closed the connection|connection to server was lost|terminating connection/;
 
-# check_kind(KIND, heapfile, amfile, heaplines, amlines) -> error text or ''
+# Every "(n,m)" masked
+# (and the padding of columns, which follows the widths of the values)
+sub mask_tids {
+    return [ map { my $x = s/\(\d+,\d+\)/(#,#)/gr; $x =~ s/\s*\|\s*/|/g; $x =~ s/^\s+|\s+$//g; $x =~ s/^[-+]+$/-/; $x } @{ $_[0] } ];
+}
+
+# The values of columns named cmin or cmax masked, in every result whose
+# header (a line of column names, then a line of dashes) names them
+sub mask_cid_columns {
+    my ($l) = @_;
+    my @out;
+    my @cols;
+    for my $i (0 .. $#$l) {
+        my $s = $l->[$i];
+        if ($i < $#$l && $l->[ $i + 1 ] =~ /^-+(\+-+)*$/ && $s =~ /\|/) {
+            my @names = map { s/^\s+|\s+$//gr } split /\|/, $s, -1;
+            @cols = grep { $names[$_] =~ /^(cmin|cmax)$/ } 0 .. $#names;
+        } elsif ($s =~ /^\(\d+ rows?\)$/) {
+            @cols = ();
+        } elsif (@cols && $s =~ /\|/) {
+            my @f = split /\|/, $s, -1;
+            $f[$_] = ' # ' for grep { $_ <= $#f } @cols;
+            $s = join '|', @f;
+        }
+        push @out, $s;
+    }
+    return \@out;
+}
+
+# The output without the block of one isolation permutation
+sub without_permutation {
+    my ($l, $perm) = @_;
+    my @out;
+    my $skip = 0;
+    for (@$l) {
+        if (/^starting permutation: (.*)$/) {
+            $skip = ($1 =~ s/\s+$//r) eq $perm;
+        }
+        push @out, $_ unless $skip;
+    }
+    return \@out;
+}
+
+# check_kind(KIND, heapfile, amfile, heaplines, amlines, text) -> error
+# text or ''
 sub check_kind {
-    my ($kind, $hf, $mf, $h, $m) = @_;
+    my ($kind, $hf, $mf, $h, $m, $text) = @_;
     my ($old, $new) = changed_lines($hf, $mf);
     my @changed = ((map { $h->[ $_ - 1 ] } @$old), (map { $m->[ $_ - 1 ] } @$new));
     my @bad = grep { /$BAD/ } @changed;
@@ -233,8 +291,8 @@ sub check_kind {
         return '';
     }
     if ($kind eq 'ctid') {
-        my $a = join "\n", map { s/\(\d+,\d+\)/(#,#)/gr } @$h;
-        my $b = join "\n", map { s/\(\d+,\d+\)/(#,#)/gr } @$m;
+        my $a = join "\n", @{ mask_tids($h) };
+        my $b = join "\n", @{ mask_tids($m) };
         return $a eq $b ? '' : 'the outputs differ outside (n,m) values';
     }
     if ($kind eq 'plan') {
@@ -243,6 +301,21 @@ sub check_kind {
         for (@$old) { return "line $_ of heap's output is outside an EXPLAIN result: $h->[$_-1]" unless $ph->{$_} }
         for (@$new) { return "line $_ of minidb's output is outside an EXPLAIN result: $m->[$_-1]" unless $pm->{$_} }
         return '';
+    }
+    if ($kind eq 'syscol') {
+        my $a = join "\n", @{ mask_cid_columns(mask_tids($h)) };
+        my $b = join "\n", @{ mask_cid_columns(mask_tids($m)) };
+        return $a eq $b ? '' : 'the outputs differ outside (n,m) values and cmin/cmax columns';
+    }
+    if ($kind eq 'tidperm') {
+        my ($perm) = ($text // '') =~ /^"([^"]+)"/;
+        return 'no permutation named ("step step ..." first in the text)' unless $perm;
+        my $hp = without_permutation($h, $perm);
+        my $mp = without_permutation($m, $perm);
+        return "no permutation \"$perm\" in heap's output" if @$hp == @$h;
+        my $a = join "\n", @{ mask_tids($hp) };
+        my $b = join "\n", @{ mask_tids($mp) };
+        return $a eq $b ? '' : "the outputs differ outside permutation \"$perm\" and (n,m) values";
     }
     if ($kind eq 'catalog') {
         my @other = grep { !/minidb/i && !/^\(\d+ rows?\)$/ } @changed;
@@ -413,7 +486,7 @@ for my $t (@$order_m) {
         }
     }
     if ($a && $hint !~ /^(crash|internal error|out of memory|connection lost)/) {
-        my $err = check_kind($a->{kind}, $hf, $mf, $h, $m);
+        my $err = check_kind($a->{kind}, $hf, $mf, $h, $m, $a->{text});
         if ($err eq '') {
             verdict(1, $name, "accepted: $a->{kind}");
         } else {

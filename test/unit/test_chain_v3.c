@@ -233,7 +233,7 @@ walkers_agree_on_cuts(char *rec, uint32 len, MinidbDeltaBuf *db)
 
 				/* the reference walker gives a multixact, readers its updater */
 				if ((want.flags & MINIDB_V_XMIN_MULTI) && minidb_multi_updater_hook)
-					want.xmin = minidb_multi_updater_hook(want.xmin);
+					want.xmin = minidb_multi_updater_hook(want.xmin, NULL);
 				minidb_version_get_buf(rec, &ref, &fv, db);
 				agree = same_version(&fv, &want);
 			}
@@ -425,7 +425,7 @@ test_reserve(void)
 }
 
 static TransactionId
-updater_of_multi(TransactionId multi)
+updater_of_multi(TransactionId multi, const char *rec)
 {
 	return multi + 1000;
 }
