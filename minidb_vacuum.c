@@ -145,6 +145,8 @@ typedef struct MinidbVacState
 	BlockNumber nonempty_pages;
 	BlockNumber vm_set_visible;
 	BlockNumber vm_set_frozen;
+	BlockNumber vm_frozen_was_visible;	/* set all-frozen, all-visible before */
+	BlockNumber frozen_pages;	/* pages with versions frozen */
 	int			num_index_scans;
 	double		live_records;
 	double		recently_dead;	/* versions and records not yet removable */
@@ -674,7 +676,11 @@ update_vm(MinidbVacState *vs, BlockNumber blkno, Buffer buffer,
 			if (!(status & VISIBILITYMAP_ALL_VISIBLE))
 				vs->vm_set_visible++;
 			if (pr->all_frozen && !(status & VISIBILITYMAP_ALL_FROZEN))
+			{
 				vs->vm_set_frozen++;
+				if (status & VISIBILITYMAP_ALL_VISIBLE)
+					vs->vm_frozen_was_visible++;
+			}
 		}
 	}
 	else if (status != 0 && !PageIsAllVisible(page))
@@ -734,6 +740,7 @@ scan_page(MinidbVacState *vs, BlockNumber blkno, Buffer *vmbuffer,
 	Page		page;
 	Size		freespace;
 	int			ndeaditems = 0;
+	double		frozen_before = vs->versions_frozen;
 
 	visibilitymap_pin(rel, blkno, vmbuffer);
 	buffer = ReadBufferExtended(rel, MAIN_FORKNUM, blkno, RBM_NORMAL,
@@ -818,6 +825,8 @@ scan_page(MinidbVacState *vs, BlockNumber blkno, Buffer *vmbuffer,
 			}
 			count_record(vs, &pr->recs[off]);
 		}
+	if (vs->versions_frozen > frozen_before)
+		vs->frozen_pages++;
 	if (pr->hastup)
 		vs->nonempty_pages = blkno + 1;
 
@@ -1405,10 +1414,13 @@ report(MinidbVacState *vs, struct VacuumParams *params, TimestampTz starttime,
 			_("automatic vacuum of table \"%s.%s.%s\": index scans: %d\n");
 	appendStringInfo(&buf, msgfmt, get_database_name(MyDatabaseId),
 					 vs->relnamespace, vs->relname, vs->num_index_scans);
-	appendStringInfo(&buf, _("pages: %u removed, %u remain, %u scanned (%.2f%% of total)\n"),
+	appendStringInfo(&buf, _("pages: %u removed, %u remain, %u scanned (%.2f%% of total)"),
 					 vs->removed_pages, vs->rel_pages, vs->scanned_pages,
 					 orig_rel_pages == 0 ? 100.0 :
 					 100.0 * vs->scanned_pages / orig_rel_pages);
+	if (MINIDB_VACUUM_REPORT_EAGER)
+		appendStringInfo(&buf, _(", %u eagerly scanned"), 0);	/* never */
+	appendStringInfoChar(&buf, '\n');
 	appendStringInfo(&buf, _("tuples: %lld removed, %lld remain, %lld are dead but not yet removable\n"),
 					 (long long) (vs->versions_pruned + vs->versions_dead),
 					 (long long) new_rel_tuples,
@@ -1424,6 +1436,16 @@ report(MinidbVacState *vs, struct VacuumParams *params, TimestampTz starttime,
 		appendStringInfo(&buf, _("new relminmxid: %u, which is %d MXIDs ahead of previous value\n"),
 						 vs->NewRelminMxid,
 						 (int32) (vs->NewRelminMxid - old_relminmxid));
+	if (MINIDB_VACUUM_REPORT_FROZEN)
+		appendStringInfo(&buf, _("frozen: %u pages from table (%.2f%% of total) had %lld tuples frozen\n"),
+						 vs->frozen_pages,
+						 orig_rel_pages == 0 ? 100.0 :
+						 100.0 * vs->frozen_pages / orig_rel_pages,
+						 (long long) vs->versions_frozen);
+	if (MINIDB_VACUUM_REPORT_VM)
+		appendStringInfo(&buf, _("visibility map: %u pages set all-visible, %u pages set all-frozen (%u were all-visible)\n"),
+						 vs->vm_set_visible, vs->vm_set_frozen,
+						 vs->vm_frozen_was_visible);
 	if (vs->do_index_vacuuming)
 	{
 		if (vs->nindexes == 0 || vs->num_index_scans == 0)
@@ -1468,14 +1490,20 @@ report(MinidbVacState *vs, struct VacuumParams *params, TimestampTz starttime,
 	}
 	appendStringInfo(&buf, _("avg read rate: %.3f MB/s, avg write rate: %.3f MB/s\n"),
 					 read_rate, write_rate);
-	appendStringInfo(&buf, _("buffer usage: %lld hits, %lld misses, %lld dirtied\n"),
+	appendStringInfo(&buf, MINIDB_VACUUM_REPORT_READS ?
+					 _("buffer usage: %lld hits, %lld reads, %lld dirtied\n") :
+					 _("buffer usage: %lld hits, %lld misses, %lld dirtied\n"),
 					 (long long) (bufferusage.shared_blks_hit + bufferusage.local_blks_hit),
 					 (long long) (bufferusage.shared_blks_read + bufferusage.local_blks_read),
 					 (long long) (bufferusage.shared_blks_dirtied + bufferusage.local_blks_dirtied));
-	appendStringInfo(&buf, _("WAL usage: %lld records, %lld full page images, %llu bytes\n"),
+	appendStringInfo(&buf, _("WAL usage: %lld records, %lld full page images, %llu bytes"),
 					 (long long) walusage.wal_records,
 					 (long long) walusage.wal_fpi,
 					 (unsigned long long) walusage.wal_bytes);
+	if (MINIDB_VACUUM_REPORT_WAL_BUFFERS_FULL)
+		appendStringInfo(&buf, _(", %lld buffers full"),
+						 (long long) minidb_wal_buffers_full(&walusage));
+	appendStringInfoChar(&buf, '\n');
 	appendStringInfo(&buf, _("system usage: %s"), pg_rusage_show(ru0));
 
 	/* minidb's own lines */

@@ -215,6 +215,23 @@ minidb_vacuum_xid_failsafe_check(TransactionId relfrozenxid,
 #define minidb_ivinfo_set_heaprel(ivinfo, rel)	((void) 0)
 #endif
 
+/*
+ * VACUUM (VERBOSE)'s report, which minidb writes in heap's lines
+ * (vacuumlazy.c's heap_vacuum_rel): 16 added the "frozen:" line; 18 the
+ * pages eagerly scanned, the "visibility map:" line, "reads" for
+ * "misses" and the WAL buffers that were full.
+ */
+#define MINIDB_VACUUM_REPORT_FROZEN	(PG_VERSION_NUM >= 160000)
+#define MINIDB_VACUUM_REPORT_EAGER	(PG_VERSION_NUM >= 180000)
+#define MINIDB_VACUUM_REPORT_VM		(PG_VERSION_NUM >= 180000)
+#define MINIDB_VACUUM_REPORT_READS	(PG_VERSION_NUM >= 180000)
+#define MINIDB_VACUUM_REPORT_WAL_BUFFERS_FULL (PG_VERSION_NUM >= 180000)
+#if PG_VERSION_NUM >= 180000
+#define minidb_wal_buffers_full(w)	((w)->wal_buffers_full)
+#else
+#define minidb_wal_buffers_full(w)	((int64) 0)
+#endif
+
 /* ---- 17 ---- */
 
 /* 17: ShmemVariableCache was renamed */
