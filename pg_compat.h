@@ -8,9 +8,10 @@
  * that brought the change.  Where a new name only renames an old thing,
  * the new name is defined for the older versions (RelFileLocator,
  * pg_noreturn, AmAutoVacuumWorkerProcess, TransamVariables).  The AM's
- * files call these and hold no version #if of their own, except where a callback's signature
- * forces one: the TableAmRoutine (minidb_am.c), ANALYZE's next block and
- * the bitmap scan (minidb_scan.[ch]), the counting allocator (bench.c).
+ * files call these and hold no version #if of their own, except where a
+ * callback's signature forces one: the TableAmRoutine (minidb_am.c),
+ * ANALYZE's next block and the bitmap scan (minidb_scan.[ch]), the
+ * counting allocator (bench.c), the reorder buffer (minidb_logical.c).
  *
  * Copyright (c) 2026, minidb_am developers
  *
