@@ -132,6 +132,7 @@
 #include "utils/tuplestore.h"
 #include "utils/varlena.h"
 
+#include "pg_compat.h"
 #include "chain.h"
 #include "btree_view.h"
 #include "minidb_am.h"
@@ -447,10 +448,15 @@ parse_paths(ArrayType *arr, int *npaths)
  * Counting allocations
  *
  * A dedicated AllocSet context whose method table is a copy of AllocSet's
- * with alloc and realloc wrapped: palloc, palloc0, MemoryContextAlloc and
- * repalloc on chunks of this context all go through them.  pfree, reset
- * and delete are AllocSet's own.  Bytes are the sizes requested (what the
- * code asked for; the allocator rounds chunks up to a power of two).
+ * with alloc (and, on 15, realloc) wrapped: palloc, palloc0 and
+ * MemoryContextAlloc in this context go through them, and on 15 so does
+ * repalloc of its chunks.  From 16 on, repalloc, pfree and
+ * GetMemoryChunkSpace find their methods through the chunk's header, not
+ * the context, so repalloc is not counted there: allocs/op counts the
+ * palloc family only (the fetch paths never repalloc, so the figures mean
+ * the same on every version).  pfree, reset and delete are AllocSet's own.
+ * Bytes are the sizes requested (what the code asked for; the allocator
+ * rounds chunks up to a power of two).
  * ----------------------------------------------------------------
  */
 static const MemoryContextMethods *counting_orig;
@@ -458,6 +464,15 @@ static MemoryContextMethods counting_methods;
 static uint64 counting_allocs;
 static uint64 counting_bytes;
 
+#if PG_VERSION_NUM >= 170000	/* 17: alloc takes flags */
+static void *
+counting_alloc(MemoryContext context, Size size, int flags)
+{
+	counting_allocs++;
+	counting_bytes += size;
+	return counting_orig->alloc(context, size, flags);
+}
+#else
 static void *
 counting_alloc(MemoryContext context, Size size)
 {
@@ -465,7 +480,9 @@ counting_alloc(MemoryContext context, Size size)
 	counting_bytes += size;
 	return counting_orig->alloc(context, size);
 }
+#endif
 
+#if PG_VERSION_NUM < 160000		/* 16: realloc no longer through the context */
 static void *
 counting_realloc(MemoryContext context, void *pointer, Size size)
 {
@@ -473,6 +490,7 @@ counting_realloc(MemoryContext context, void *pointer, Size size)
 	counting_bytes += size;
 	return counting_orig->realloc(context, pointer, size);
 }
+#endif
 
 static MemoryContext
 counting_context_create(void)
@@ -486,7 +504,9 @@ counting_context_create(void)
 		counting_orig = cxt->methods;
 		counting_methods = *cxt->methods;
 		counting_methods.alloc = counting_alloc;
+#if PG_VERSION_NUM < 160000
 		counting_methods.realloc = counting_realloc;
+#endif
 	}
 	Assert(cxt->methods == counting_orig);
 	cxt->methods = &counting_methods;

@@ -648,13 +648,15 @@ extern bool minidb_chain_iter_next(MinidbChainIter *it, MinidbVersionRef *ref,
 								   MinidbChainError *err, bool *damaged);
 
 #ifndef MINIDB_STANDALONE
+#include "pg_compat.h"			/* pg_noreturn */
+
 /*
  * Server side only (minidb_chain_funcs.c): turn a MinidbChainError into
  * ereport(ERROR, ERRCODE_DATA_CORRUPTED).  where names the record, e.g.
  * "relation \"t\", TID (0,1)", or is NULL.
  */
-extern void minidb_chain_error_report(const MinidbChainError *err,
-									  const char *where) pg_attribute_noreturn();
+pg_noreturn extern void minidb_chain_error_report(const MinidbChainError *err,
+												  const char *where);
 /*
  * Server side only (minidb_visibility.c): damage found in rec by code that
  * was handed only its bytes.  When rec lies on a buffer's page, raise

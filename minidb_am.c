@@ -150,7 +150,11 @@ static const TableAmRoutine minidb_methods = {
 	.tuple_satisfies_snapshot = minidb_tuple_satisfies_snapshot,
 	.index_delete_tuples = minidb_index_delete_tuples,
 
+#if PG_VERSION_NUM >= 160000	/* 16: RelFileNode became RelFileLocator */
+	.relation_set_new_filelocator = minidb_relation_set_new_filenode,
+#else
 	.relation_set_new_filenode = minidb_relation_set_new_filenode,
+#endif
 	.relation_nontransactional_truncate = minidb_relation_nontransactional_truncate,
 	.relation_copy_data = minidb_relation_copy_data,
 	.relation_copy_for_cluster = minidb_relation_copy_for_cluster,
@@ -167,7 +171,9 @@ static const TableAmRoutine minidb_methods = {
 
 	.relation_estimate_size = minidb_relation_estimate_size,
 
+#if PG_VERSION_NUM < 180000	/* 18: the AM walks the bitmap itself */
 	.scan_bitmap_next_block = minidb_scan_bitmap_next_block,
+#endif
 	.scan_bitmap_next_tuple = minidb_scan_bitmap_next_tuple,
 	.scan_sample_next_block = minidb_scan_sample_next_block,
 	.scan_sample_next_tuple = minidb_scan_sample_next_tuple

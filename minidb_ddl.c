@@ -59,7 +59,7 @@
  * ----------------------------------------------------------------
  */
 void
-minidb_relation_set_new_filenode(Relation rel, const RelFileNode *newrnode,
+minidb_relation_set_new_filenode(Relation rel, const RelFileLocator *newrnode,
 								 char persistence, TransactionId *freezeXid,
 								 MultiXactId *minmulti)
 {
@@ -88,7 +88,7 @@ minidb_relation_nontransactional_truncate(Relation rel)
 
 /* ALTER TABLE ... SET TABLESPACE: copy every fork, WAL-logged as needed */
 void
-minidb_relation_copy_data(Relation rel, const RelFileNode *newrnode)
+minidb_relation_copy_data(Relation rel, const RelFileLocator *newrnode)
 {
 	SMgrRelation dstrel = smgropen(*newrnode, rel->rd_backend);
 
@@ -318,7 +318,7 @@ rewrite_in_index_order(Relation old, Relation index, RewriteState *rs)
 	progress_val[1] = RelationGetRelid(index);
 	pgstat_progress_update_multi_param(2, progress_index, progress_val);
 
-	iscan = index_beginscan(old, index, SnapshotAny, 0, 0);
+	iscan = minidb_index_beginscan(old, index, SnapshotAny, 0, 0);
 
 	ctl.keysize = sizeof(ItemPointerData);
 	ctl.entrysize = sizeof(ItemPointerData);
@@ -1045,7 +1045,7 @@ index_has_tid(ValidateIndexState *state, ItemPointer cursor, bool *exhausted,
 		Datum		val;
 		bool		isnull;
 
-		if (!tuplesort_getdatum(state->tuplesort, true, &val, &isnull, NULL))
+		if (!minidb_tuplesort_getdatum(state->tuplesort, true, &val, &isnull))
 			*exhausted = true;
 		else
 			itemptr_decode(cursor, DatumGetInt64(val));

@@ -15,14 +15,16 @@
 #include "catalog/index.h"
 #include "commands/vacuum.h"
 
+#include "pg_compat.h"
+
 extern void minidb_relation_set_new_filenode(Relation rel,
-											 const RelFileNode *newrnode,
+											 const RelFileLocator *newrnode,
 											 char persistence,
 											 TransactionId *freezeXid,
 											 MultiXactId *minmulti);
 extern void minidb_relation_nontransactional_truncate(Relation rel);
 extern void minidb_relation_copy_data(Relation rel,
-									  const RelFileNode *newrnode);
+									  const RelFileLocator *newrnode);
 extern void minidb_relation_copy_for_cluster(Relation OldTable,
 											 Relation NewTable,
 											 Relation OldIndex,

@@ -36,6 +36,7 @@
 #include "utils/lsyscache.h"
 #include "utils/snapmgr.h"
 
+#include "pg_compat.h"
 #include "chain.h"
 #include "minidb_page.h"
 #include "btree_view.h"
@@ -53,7 +54,7 @@ check_owner(Oid relid)
 	char	   *relname;
 
 	/* raises undefined_table for an OID that names no relation */
-	if (pg_class_ownercheck(relid, GetUserId()))
+	if (minidb_class_ownercheck(relid, GetUserId()))
 		return;
 	relname = get_rel_name(relid);
 	if (relname == NULL)
@@ -209,7 +210,7 @@ minidb_chain(PG_FUNCTION_ARGS)
 
 /*
  * pgrowlocks' names for the modes: a lone locker's, and a multixact
- * member's (it names key-share and share locks without "For").
+ * member's (before 16 it names key-share and share locks without "For").
  */
 static const char *const single_names[] = {
 	[LockTupleKeyShare] = "For Key Share",
@@ -218,8 +219,8 @@ static const char *const single_names[] = {
 	[LockTupleExclusive] = "For Update",
 };
 static const char *const member_names[] = {
-	[LockTupleKeyShare] = "Key Share",
-	[LockTupleShare] = "Share",
+	[LockTupleKeyShare] = MINIDB_PGROWLOCKS_MEMBER_PREFIX "Key Share",
+	[LockTupleShare] = MINIDB_PGROWLOCKS_MEMBER_PREFIX "Share",
 	[LockTupleNoKeyExclusive] = "For No Key Update",
 	[LockTupleExclusive] = "For Update",
 };

@@ -34,6 +34,7 @@
 #include "storage/bufmgr.h"
 #include "storage/procarray.h"
 
+#include "pg_compat.h"
 #include "chain.h"
 #include "minidb_page.h"
 #include "minidb_wal.h"
@@ -294,11 +295,11 @@ minidb_acquire_tuplock(Relation rel, ItemPointer tid, LockTupleMode mode,
 			LockTuple(rel, tid, mode_info[mode].hwlock);
 			break;
 		case LockWaitSkip:
-			if (!ConditionalLockTuple(rel, tid, mode_info[mode].hwlock))
+			if (!minidb_conditional_lock_tuple(rel, tid, mode_info[mode].hwlock))
 				return false;
 			break;
 		case LockWaitError:
-			if (!ConditionalLockTuple(rel, tid, mode_info[mode].hwlock))
+			if (!minidb_conditional_lock_tuple(rel, tid, mode_info[mode].hwlock))
 				report_lock_not_available(rel);
 			break;
 	}
@@ -326,9 +327,9 @@ wait_for_xid(Relation rel, ItemPointer tid, TransactionId xid,
 			XactLockTableWait(xid, rel, tid, oper);
 			return true;
 		case LockWaitSkip:
-			return ConditionalXactLockTableWait(xid);
+			return minidb_conditional_xact_lock_table_wait(xid);
 		case LockWaitError:
-			if (!ConditionalXactLockTableWait(xid))
+			if (!minidb_conditional_xact_lock_table_wait(xid))
 				report_lock_not_available(rel);
 			return true;
 	}

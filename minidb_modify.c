@@ -947,7 +947,7 @@ TM_Result
 minidb_tuple_update(Relation rel, ItemPointer potid, TupleTableSlot *slot,
 					CommandId cid, Snapshot snapshot, Snapshot crosscheck,
 					bool wait, TM_FailureData *tmfd, LockTupleMode *lockmode,
-					bool *update_indexes)
+					MinidbUpdateIndexes *update_indexes)
 {
 	ItemPointerData plain = minidb_tid_plain(potid);
 	ItemPointer otid = &plain;
@@ -969,7 +969,7 @@ minidb_tuple_update(Relation rel, ItemPointer potid, TupleTableSlot *slot,
 	stamp_version(newtup, xid, cid, 0);
 	newtup->t_self = *otid;
 	uo.newtup = newtup;
-	uo.hot_attrs = RelationGetIndexAttrBitmap(rel, INDEX_ATTR_BITMAP_ALL);
+	uo.hot_attrs = minidb_indexed_attrs(rel);
 	uo.key_attrs = RelationGetIndexAttrBitmap(rel, INDEX_ATTR_BITMAP_KEY);
 	uo.oldtup = NULL;
 	uo.changed = NULL;
@@ -1021,10 +1021,12 @@ minidb_tuple_update(Relation rel, ItemPointer potid, TupleTableSlot *slot,
 								 &in_place);
 	UnlockReleaseBuffer(buffer);
 
-	*update_indexes = !in_place;
+	*update_indexes = MINIDB_UPDATE_INDEXES(in_place);
 	newtup->t_self = slot->tts_tid;
 	minidb_tuple_set_lockers(newtup->t_data, &lockers);
-	pgstat_count_heap_update(rel, in_place);
+	minidb_count_update(rel, in_place,
+						ItemPointerGetBlockNumber(&slot->tts_tid) !=
+						ItemPointerGetBlockNumber(otid));
 	minidb_logical_log_update(rel, uo.oldtup, newtup, ut.newtup);
 
 	heap_freetuple(uo.oldtup);

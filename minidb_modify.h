@@ -13,6 +13,8 @@
 
 #include "access/tableam.h"
 
+#include "pg_compat.h"
+
 extern void minidb_tuple_insert(Relation rel, TupleTableSlot *slot,
 								CommandId cid, int options,
 								BulkInsertState bistate);
@@ -37,6 +39,6 @@ extern TM_Result minidb_tuple_update(Relation rel, ItemPointer otid,
 									 Snapshot snapshot, Snapshot crosscheck,
 									 bool wait, TM_FailureData *tmfd,
 									 LockTupleMode *lockmode,
-									 bool *update_indexes);
+									 MinidbUpdateIndexes *update_indexes);
 
 #endif							/* MINIDB_MODIFY_H */

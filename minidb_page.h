@@ -190,8 +190,7 @@ extern void minidb_walk_begin(MinidbVersionWalk *w, Relation rel,
 extern bool minidb_walk_next(MinidbVersionWalk *w, MinidbVersionRef *ref);
 
 /* A damaged record: ERROR (ERRCODE_DATA_CORRUPTED) naming relation and TID */
-extern void minidb_report_corruption(Relation rel, ItemPointer tid,
-									 const MinidbChainError *err)
-			pg_attribute_noreturn();
+pg_noreturn extern void minidb_report_corruption(Relation rel, ItemPointer tid,
+												 const MinidbChainError *err);
 
 #endif							/* MINIDB_PAGE_H */

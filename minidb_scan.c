@@ -525,13 +525,10 @@ minidb_scan_next_page(MinidbScanDesc scan, ScanDirection direction)
 static bool
 row_passes_keys(MinidbScanDesc scan)
 {
-	bool		result;
-
 	if (scan->base.rs_nkeys == 0)
 		return true;
-	HeapKeyTest(&scan->tuple, RelationGetDescr(scan->base.rs_rd),
-				scan->base.rs_nkeys, scan->base.rs_key, result);
-	return result;
+	return minidb_heap_key_test(&scan->tuple, RelationGetDescr(scan->base.rs_rd),
+								scan->base.rs_nkeys, scan->base.rs_key);
 }
 
 /*
@@ -583,8 +580,8 @@ minidb_scan_set_tidrange(TableScanDesc sscan, ItemPointer mintid,
 	BlockNumber startblk = ItemPointerGetBlockNumberNoCheck(mintid);
 	BlockNumber endblk = ItemPointerGetBlockNumberNoCheck(maxtid);
 
-	scan->base.rs_mintid = *mintid;
-	scan->base.rs_maxtid = *maxtid;
+	MINIDB_SCAN_MINTID(sscan) = *mintid;
+	MINIDB_SCAN_MAXTID(sscan) = *maxtid;
 	if (ItemPointerCompare(mintid, maxtid) > 0 || startblk >= scan->nblocks)
 	{
 		scan->startblock = 0;
@@ -603,13 +600,13 @@ minidb_scan_getnextslot_tidrange(TableScanDesc sscan, ScanDirection direction,
 
 	while (scan_next(scan, direction, slot))
 	{
-		if (ItemPointerCompare(&slot->tts_tid, &sscan->rs_mintid) < 0)
+		if (ItemPointerCompare(&slot->tts_tid, &MINIDB_SCAN_MINTID(sscan)) < 0)
 		{
 			if (ScanDirectionIsBackward(direction))
 				break;
 			continue;
 		}
-		if (ItemPointerCompare(&slot->tts_tid, &sscan->rs_maxtid) > 0)
+		if (ItemPointerCompare(&slot->tts_tid, &MINIDB_SCAN_MAXTID(sscan)) > 0)
 		{
 			if (ScanDirectionIsForward(direction))
 				break;
@@ -626,21 +623,63 @@ minidb_scan_getnextslot_tidrange(TableScanDesc sscan, ScanDirection direction,
  * Bitmap heap scans
  * ----------------------------------------------------------------
  */
+
+/* The rows of one page of the bitmap: offsets[ntuples], or all if lossy */
+static bool
+bitmap_collect(MinidbScanDesc scan, BlockNumber blockno,
+			   OffsetNumber *offsets, int ntuples)
+{
+	rows_reset(&scan->rows);
+	scan->cblock = blockno;
+	if (blockno >= scan->nblocks)
+		return false;
+	if (ntuples >= 0)
+		collect_page(scan, blockno, offsets, ntuples);
+	else
+		collect_page(scan, blockno, NULL, 0);
+	return scan->rows.nrows > 0;
+}
+
+#if PG_VERSION_NUM >= 180000	/* 18: the AM walks the bitmap itself */
+bool
+minidb_scan_bitmap_next_tuple(TableScanDesc sscan, TupleTableSlot *slot,
+							  bool *recheck, uint64 *lossy_pages,
+							  uint64 *exact_pages)
+{
+	MinidbScanDesc scan = (MinidbScanDesc) sscan;
+
+	while (scan->rows.next >= scan->rows.nrows)
+	{
+		TBMIterateResult tbmres;
+		OffsetNumber offsets[TBM_MAX_TUPLES_PER_PAGE];
+		int			ntuples = -1;
+
+		if (!tbm_iterate(&sscan->st.rs_tbmiterator, &tbmres))
+		{
+			rows_reset(&scan->rows);
+			return false;
+		}
+		if (!tbmres.lossy)
+			ntuples = tbm_extract_page_tuple(&tbmres, offsets,
+											 TBM_MAX_TUPLES_PER_PAGE);
+		*recheck = tbmres.recheck;
+		(void) bitmap_collect(scan, tbmres.blockno, offsets, ntuples);
+		if (tbmres.lossy)
+			(*lossy_pages)++;
+		else
+			(*exact_pages)++;
+	}
+	store_row(scan, scan->rows.next++, slot);
+	pgstat_count_heap_fetch(sscan->rs_rd);
+	return true;
+}
+#else
 bool
 minidb_scan_bitmap_next_block(TableScanDesc sscan,
 							  struct TBMIterateResult *tbmres)
 {
-	MinidbScanDesc scan = (MinidbScanDesc) sscan;
-
-	rows_reset(&scan->rows);
-	scan->cblock = tbmres->blockno;
-	if (tbmres->blockno >= scan->nblocks)
-		return false;
-	if (tbmres->ntuples >= 0)
-		collect_page(scan, tbmres->blockno, tbmres->offsets, tbmres->ntuples);
-	else
-		collect_page(scan, tbmres->blockno, NULL, 0);
-	return scan->rows.nrows > 0;
+	return bitmap_collect((MinidbScanDesc) sscan, tbmres->blockno,
+						  tbmres->offsets, tbmres->ntuples);
 }
 
 bool
@@ -656,6 +695,7 @@ minidb_scan_bitmap_next_tuple(TableScanDesc sscan,
 	pgstat_count_heap_fetch(sscan->rs_rd);
 	return true;
 }
+#endif
 
 /* ----------------------------------------------------------------
  * TABLESAMPLE
@@ -729,19 +769,37 @@ minidb_scan_sample_next_tuple(TableScanDesc sscan,
  * ANALYZE
  * ----------------------------------------------------------------
  */
+static void
+analyze_take_buffer(MinidbScanDesc scan, Buffer buffer)
+{
+	scan->cblock = BufferGetBlockNumber(buffer);
+	scan->inited = false;		/* rows not collected yet */
+	scan->strategy = NULL;
+	scan->cbuf = buffer;
+}
+
+#if PG_VERSION_NUM >= 170000	/* 17: ANALYZE reads through a ReadStream */
+bool
+minidb_scan_analyze_next_block(TableScanDesc sscan, ReadStream *stream)
+{
+	Buffer		buffer = read_stream_next_buffer(stream, NULL);
+
+	if (!BufferIsValid(buffer))
+		return false;
+	analyze_take_buffer((MinidbScanDesc) sscan, buffer);
+	return true;
+}
+#else
 bool
 minidb_scan_analyze_next_block(TableScanDesc sscan, BlockNumber blockno,
 							   BufferAccessStrategy bstrategy)
 {
-	MinidbScanDesc scan = (MinidbScanDesc) sscan;
-
-	scan->cblock = blockno;
-	scan->inited = false;		/* rows not collected yet */
-	scan->strategy = NULL;
-	scan->cbuf = ReadBufferExtended(sscan->rs_rd, MAIN_FORKNUM, blockno,
-									RBM_NORMAL, bstrategy);
+	analyze_take_buffer((MinidbScanDesc) sscan,
+						ReadBufferExtended(sscan->rs_rd, MAIN_FORKNUM, blockno,
+										   RBM_NORMAL, bstrategy));
 	return true;
 }
+#endif
 
 /*
  * Sort one record for ANALYZE: the row it holds for a sample (if any) and

@@ -17,6 +17,7 @@
 #include "access/tableam.h"
 #include "nodes/execnodes.h"
 
+#include "pg_compat.h"
 #include "minidb_tuple.h"
 
 
@@ -119,19 +120,32 @@ extern void minidb_get_latest_tid(TableScanDesc scan, ItemPointer tid);
 extern bool minidb_tuple_satisfies_snapshot(Relation rel,
 											TupleTableSlot *slot,
 											Snapshot snapshot);
+#if PG_VERSION_NUM >= 180000	/* 18: the AM walks the bitmap itself */
+extern bool minidb_scan_bitmap_next_tuple(TableScanDesc scan,
+										  TupleTableSlot *slot,
+										  bool *recheck,
+										  uint64 *lossy_pages,
+										  uint64 *exact_pages);
+#else
 extern bool minidb_scan_bitmap_next_block(TableScanDesc scan,
 										  struct TBMIterateResult *tbmres);
 extern bool minidb_scan_bitmap_next_tuple(TableScanDesc scan,
 										  struct TBMIterateResult *tbmres,
 										  TupleTableSlot *slot);
+#endif
 extern bool minidb_scan_sample_next_block(TableScanDesc scan,
 										  struct SampleScanState *scanstate);
 extern bool minidb_scan_sample_next_tuple(TableScanDesc scan,
 										  struct SampleScanState *scanstate,
 										  TupleTableSlot *slot);
+#if PG_VERSION_NUM >= 170000	/* 17: ANALYZE reads through a ReadStream */
+extern bool minidb_scan_analyze_next_block(TableScanDesc scan,
+										   ReadStream *stream);
+#else
 extern bool minidb_scan_analyze_next_block(TableScanDesc scan,
 										   BlockNumber blockno,
 										   BufferAccessStrategy bstrategy);
+#endif
 extern bool minidb_scan_analyze_next_tuple(TableScanDesc scan,
 										   TransactionId OldestXmin,
 										   double *liverows,

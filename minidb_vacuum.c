@@ -130,7 +130,7 @@ typedef struct MinidbVacState
 	bool		unknown_xids;	/* a damaged record: its xids are unknown */
 
 	/* dead items awaiting index vacuuming */
-	VacDeadItems *dead_items;
+	MinidbDeadItems *dead_items;
 
 	/* error context */
 	VacPhase	phase;
@@ -145,6 +145,8 @@ typedef struct MinidbVacState
 	BlockNumber nonempty_pages;
 	BlockNumber vm_set_visible;
 	BlockNumber vm_set_frozen;
+	BlockNumber vm_frozen_was_visible;	/* set all-frozen, all-visible before */
+	BlockNumber frozen_pages;	/* pages with versions frozen */
 	int			num_index_scans;
 	double		live_records;
 	double		recently_dead;	/* versions and records not yet removable */
@@ -620,7 +622,7 @@ free_on_empty_page(void)
 static void
 dead_items_add(MinidbVacState *vs, BlockNumber blkno, OffsetNumber off)
 {
-	VacDeadItems *d = vs->dead_items;
+	MinidbDeadItems *d = vs->dead_items;
 
 	Assert(d->num_items < d->max_items);
 	ItemPointerSet(&d->items[d->num_items], blkno, off);
@@ -674,7 +676,11 @@ update_vm(MinidbVacState *vs, BlockNumber blkno, Buffer buffer,
 			if (!(status & VISIBILITYMAP_ALL_VISIBLE))
 				vs->vm_set_visible++;
 			if (pr->all_frozen && !(status & VISIBILITYMAP_ALL_FROZEN))
+			{
 				vs->vm_set_frozen++;
+				if (status & VISIBILITYMAP_ALL_VISIBLE)
+					vs->vm_frozen_was_visible++;
+			}
 		}
 	}
 	else if (status != 0 && !PageIsAllVisible(page))
@@ -734,6 +740,7 @@ scan_page(MinidbVacState *vs, BlockNumber blkno, Buffer *vmbuffer,
 	Page		page;
 	Size		freespace;
 	int			ndeaditems = 0;
+	double		frozen_before = vs->versions_frozen;
 
 	visibilitymap_pin(rel, blkno, vmbuffer);
 	buffer = ReadBufferExtended(rel, MAIN_FORKNUM, blkno, RBM_NORMAL,
@@ -818,6 +825,8 @@ scan_page(MinidbVacState *vs, BlockNumber blkno, Buffer *vmbuffer,
 			}
 			count_record(vs, &pr->recs[off]);
 		}
+	if (vs->versions_frozen > frozen_before)
+		vs->frozen_pages++;
 	if (pr->hastup)
 		vs->nonempty_pages = blkno + 1;
 
@@ -835,7 +844,7 @@ vacuum_indexes(MinidbVacState *vs)
 	pgstat_progress_update_param(PROGRESS_VACUUM_PHASE,
 								 PROGRESS_VACUUM_PHASE_VACUUM_INDEX);
 	if (vs->pvs)
-		parallel_vacuum_bulkdel_all_indexes(vs->pvs,
+		minidb_parallel_bulkdel_all_indexes(vs->pvs, vs->dead_items,
 											(long) vs->rel->rd_rel->reltuples,
 											vs->num_index_scans);
 	else
@@ -845,14 +854,15 @@ vacuum_indexes(MinidbVacState *vs)
 			IndexVacuumInfo ivinfo;
 
 			ivinfo.index = vs->indrels[i];
+			minidb_ivinfo_set_heaprel(&ivinfo, vs->rel);
 			ivinfo.analyze_only = false;
 			ivinfo.report_progress = false;
 			ivinfo.estimated_count = true;
 			ivinfo.message_level = DEBUG2;
 			ivinfo.num_heap_tuples = vs->rel->rd_rel->reltuples;
 			ivinfo.strategy = vs->bstrategy;
-			vs->indstats[i] = vac_bulkdel_one_index(&ivinfo, vs->indstats[i],
-													vs->dead_items);
+			vs->indstats[i] = minidb_bulkdel_one_index(&ivinfo, vs->indstats[i],
+													   vs->dead_items);
 		}
 	}
 	vs->num_index_scans++;
@@ -864,7 +874,7 @@ vacuum_indexes(MinidbVacState *vs)
 static void
 vacuum_heap(MinidbVacState *vs, PageResult *pr)
 {
-	VacDeadItems *d = vs->dead_items;
+	MinidbDeadItems *d = vs->dead_items;
 	Buffer		vmbuffer = InvalidBuffer;
 	BlockNumber vacuumed = 0;
 	int			i = 0;
@@ -879,7 +889,7 @@ vacuum_heap(MinidbVacState *vs, PageResult *pr)
 		Page		page;
 		Size		freespace;
 
-		vacuum_delay_point();
+		minidb_vacuum_delay_point();
 		vs->blkno = blkno;
 		visibilitymap_pin(vs->rel, blkno, &vmbuffer);
 		buffer = ReadBufferExtended(vs->rel, MAIN_FORKNUM, blkno, RBM_NORMAL,
@@ -915,8 +925,8 @@ vacuum_heap(MinidbVacState *vs, PageResult *pr)
 	}
 	if (BufferIsValid(vmbuffer))
 		ReleaseBuffer(vmbuffer);
-	d->num_items = 0;
-	pgstat_progress_update_param(PROGRESS_VACUUM_NUM_DEAD_TUPLES, 0);
+	minidb_dead_items_reset(d);
+	minidb_progress_dead_items(d, false);
 }
 
 /* Switch to the failsafe when relfrozenxid is dangerously old */
@@ -925,8 +935,8 @@ check_failsafe(MinidbVacState *vs)
 {
 	if (vs->failsafe)
 		return;
-	if (vacuum_xid_failsafe_check(vs->rel->rd_rel->relfrozenxid,
-								  vs->rel->rd_rel->relminmxid))
+	if (minidb_vacuum_xid_failsafe_check(vs->rel->rd_rel->relfrozenxid,
+										 vs->rel->rd_rel->relminmxid))
 	{
 		vs->failsafe = true;
 		vs->do_index_vacuuming = false;
@@ -954,7 +964,7 @@ vacuum_dead_items(MinidbVacState *vs, PageResult *pr)
 	if (!vs->do_index_vacuuming)
 	{
 		/* INDEX_CLEANUP off, or the failsafe: the items stay LP_DEAD */
-		vs->dead_items->num_items = 0;
+		minidb_dead_items_reset(vs->dead_items);
 		return;
 	}
 	vacuum_indexes(vs);
@@ -985,8 +995,7 @@ scan_relation(MinidbVacState *vs)
 	pgstat_progress_update_param(PROGRESS_VACUUM_PHASE,
 								 PROGRESS_VACUUM_PHASE_SCAN_HEAP);
 	pgstat_progress_update_param(PROGRESS_VACUUM_TOTAL_HEAP_BLKS, rel_pages);
-	pgstat_progress_update_param(PROGRESS_VACUUM_MAX_DEAD_TUPLES,
-								 vs->dead_items->max_items);
+	minidb_progress_dead_items(vs->dead_items, true);
 
 	while (blkno < rel_pages)
 	{
@@ -1037,7 +1046,7 @@ scan_relation(MinidbVacState *vs)
 		/* scan blkno .. end (end is not skippable, or the last page) */
 		for (; blkno <= end && blkno < rel_pages; blkno++)
 		{
-			vacuum_delay_point();
+			minidb_vacuum_delay_point();
 			vs->blkno = blkno;
 			if (vs->dead_items->max_items - vs->dead_items->num_items <
 				MaxHeapTuplesPerPage)
@@ -1052,8 +1061,7 @@ scan_relation(MinidbVacState *vs)
 			scan_page(vs, blkno, &vmbuffer, pr);
 			pgstat_progress_update_param(PROGRESS_VACUUM_HEAP_BLKS_SCANNED,
 										 blkno + 1);
-			pgstat_progress_update_param(PROGRESS_VACUUM_NUM_DEAD_TUPLES,
-										 vs->dead_items->num_items);
+			minidb_progress_dead_items(vs->dead_items, false);
 		}
 	}
 	if (BufferIsValid(vmbuffer))
@@ -1080,6 +1088,7 @@ cleanup_indexes(MinidbVacState *vs, double reltuples, bool estimated)
 		IndexVacuumInfo ivinfo;
 
 		ivinfo.index = vs->indrels[i];
+		minidb_ivinfo_set_heaprel(&ivinfo, vs->rel);
 		ivinfo.analyze_only = false;
 		ivinfo.report_progress = false;
 		ivinfo.estimated_count = estimated;
@@ -1102,7 +1111,7 @@ end_parallel(MinidbVacState *vs)
 		return;
 	parallel_vacuum_end(vs->pvs, vs->indstats);
 	vs->pvs = NULL;
-	vs->dead_items = NULL;		/* it was in the shared memory */
+	vs->dead_items = minidb_dead_items_end_parallel(vs->dead_items);
 }
 
 /* The indexes' pg_class statistics, after a cleanup that counted */
@@ -1115,10 +1124,10 @@ update_index_stats(MinidbVacState *vs)
 
 		if (istat == NULL || istat->estimated_count)
 			continue;
-		vac_update_relstats(vs->indrels[i], istat->num_pages,
-							istat->num_index_tuples, 0, false,
-							InvalidTransactionId, InvalidMultiXactId,
-							NULL, NULL, false);
+		minidb_vac_update_relstats(vs->indrels[i], istat->num_pages,
+								   istat->num_index_tuples, 0, 0, false,
+								   InvalidTransactionId, InvalidMultiXactId,
+								   NULL, NULL, false);
 	}
 }
 
@@ -1131,7 +1140,8 @@ should_truncate(MinidbVacState *vs)
 {
 	BlockNumber freeable;
 
-	if (!vs->do_truncate || vs->failsafe || old_snapshot_threshold >= 0)
+	if (!vs->do_truncate || vs->failsafe ||
+		minidb_old_snapshot_threshold_enabled())
 		return false;
 	freeable = vs->rel_pages - vs->nonempty_pages;
 	return freeable > 0 &&
@@ -1315,16 +1325,15 @@ vacuum_error_callback(void *arg)
 static void
 dead_items_alloc(MinidbVacState *vs, int nworkers)
 {
-	int			vac_work_mem = IsAutoVacuumWorkerProcess() &&
+	int			vac_work_mem = AmAutoVacuumWorkerProcess() &&
 		autovacuum_work_mem != -1 ? autovacuum_work_mem : maintenance_work_mem;
 	int64		max_items;
-	VacDeadItems *d;
 
 	if (vs->nindexes > 0)
 	{
-		max_items = MAXDEADITEMS(vac_work_mem * 1024L);
+		max_items = MINIDB_MAXDEADITEMS(vac_work_mem * 1024L);
 		max_items = Min(max_items, INT_MAX);
-		max_items = Min(max_items, MAXDEADITEMS(MaxAllocSize));
+		max_items = Min(max_items, MINIDB_MAXDEADITEMS(MaxAllocSize));
 		if ((BlockNumber) (max_items / MaxHeapTuplesPerPage) > vs->rel_pages)
 			max_items = (int64) vs->rel_pages * MaxHeapTuplesPerPage;
 		max_items = Max(max_items, MaxHeapTuplesPerPage);
@@ -1343,20 +1352,19 @@ dead_items_alloc(MinidbVacState *vs, int nworkers)
 								vs->relname)));
 		}
 		else
-			vs->pvs = parallel_vacuum_init(vs->rel, vs->indrels, vs->nindexes,
-										   nworkers, (int) max_items,
-										   vs->verbose ? INFO : DEBUG2,
-										   vs->bstrategy);
+			vs->pvs = minidb_parallel_vacuum_init(vs->rel, vs->indrels,
+												  vs->nindexes, nworkers,
+												  (int) max_items, vac_work_mem,
+												  vs->verbose ? INFO : DEBUG2,
+												  vs->bstrategy);
 		if (vs->pvs)
 		{
-			vs->dead_items = parallel_vacuum_get_dead_items(vs->pvs);
+			vs->dead_items = minidb_dead_items_parallel(vs->pvs,
+														(int) max_items);
 			return;
 		}
 	}
-	d = palloc(vac_max_items_to_alloc_size((int) max_items));
-	d->max_items = (int) max_items;
-	d->num_items = 0;
-	vs->dead_items = d;
+	vs->dead_items = minidb_dead_items_create((int) max_items);
 }
 
 /*
@@ -1406,10 +1414,13 @@ report(MinidbVacState *vs, struct VacuumParams *params, TimestampTz starttime,
 			_("automatic vacuum of table \"%s.%s.%s\": index scans: %d\n");
 	appendStringInfo(&buf, msgfmt, get_database_name(MyDatabaseId),
 					 vs->relnamespace, vs->relname, vs->num_index_scans);
-	appendStringInfo(&buf, _("pages: %u removed, %u remain, %u scanned (%.2f%% of total)\n"),
+	appendStringInfo(&buf, _("pages: %u removed, %u remain, %u scanned (%.2f%% of total)"),
 					 vs->removed_pages, vs->rel_pages, vs->scanned_pages,
 					 orig_rel_pages == 0 ? 100.0 :
 					 100.0 * vs->scanned_pages / orig_rel_pages);
+	if (MINIDB_VACUUM_REPORT_EAGER)
+		appendStringInfo(&buf, _(", %u eagerly scanned"), 0);	/* never */
+	appendStringInfoChar(&buf, '\n');
 	appendStringInfo(&buf, _("tuples: %lld removed, %lld remain, %lld are dead but not yet removable\n"),
 					 (long long) (vs->versions_pruned + vs->versions_dead),
 					 (long long) new_rel_tuples,
@@ -1425,6 +1436,16 @@ report(MinidbVacState *vs, struct VacuumParams *params, TimestampTz starttime,
 		appendStringInfo(&buf, _("new relminmxid: %u, which is %d MXIDs ahead of previous value\n"),
 						 vs->NewRelminMxid,
 						 (int32) (vs->NewRelminMxid - old_relminmxid));
+	if (MINIDB_VACUUM_REPORT_FROZEN)
+		appendStringInfo(&buf, _("frozen: %u pages from table (%.2f%% of total) had %lld tuples frozen\n"),
+						 vs->frozen_pages,
+						 orig_rel_pages == 0 ? 100.0 :
+						 100.0 * vs->frozen_pages / orig_rel_pages,
+						 (long long) vs->versions_frozen);
+	if (MINIDB_VACUUM_REPORT_VM)
+		appendStringInfo(&buf, _("visibility map: %u pages set all-visible, %u pages set all-frozen (%u were all-visible)\n"),
+						 vs->vm_set_visible, vs->vm_set_frozen,
+						 vs->vm_frozen_was_visible);
 	if (vs->do_index_vacuuming)
 	{
 		if (vs->nindexes == 0 || vs->num_index_scans == 0)
@@ -1469,14 +1490,20 @@ report(MinidbVacState *vs, struct VacuumParams *params, TimestampTz starttime,
 	}
 	appendStringInfo(&buf, _("avg read rate: %.3f MB/s, avg write rate: %.3f MB/s\n"),
 					 read_rate, write_rate);
-	appendStringInfo(&buf, _("buffer usage: %lld hits, %lld misses, %lld dirtied\n"),
+	appendStringInfo(&buf, MINIDB_VACUUM_REPORT_READS ?
+					 _("buffer usage: %lld hits, %lld reads, %lld dirtied\n") :
+					 _("buffer usage: %lld hits, %lld misses, %lld dirtied\n"),
 					 (long long) (bufferusage.shared_blks_hit + bufferusage.local_blks_hit),
 					 (long long) (bufferusage.shared_blks_read + bufferusage.local_blks_read),
 					 (long long) (bufferusage.shared_blks_dirtied + bufferusage.local_blks_dirtied));
-	appendStringInfo(&buf, _("WAL usage: %lld records, %lld full page images, %llu bytes\n"),
+	appendStringInfo(&buf, _("WAL usage: %lld records, %lld full page images, %llu bytes"),
 					 (long long) walusage.wal_records,
 					 (long long) walusage.wal_fpi,
 					 (unsigned long long) walusage.wal_bytes);
+	if (MINIDB_VACUUM_REPORT_WAL_BUFFERS_FULL)
+		appendStringInfo(&buf, _(", %lld buffers full"),
+						 (long long) minidb_wal_buffers_full(&walusage));
+	appendStringInfoChar(&buf, '\n');
 	appendStringInfo(&buf, _("system usage: %s"), pg_rusage_show(ru0));
 
 	/* minidb's own lines */
@@ -1533,7 +1560,7 @@ minidb_relation_vacuum(Relation rel, struct VacuumParams *params,
 	vs->bstrategy = bstrategy;
 	vs->verbose = (params->options & VACOPT_VERBOSE) != 0;
 	instrument = vs->verbose ||
-		(IsAutoVacuumWorkerProcess() && params->log_min_duration >= 0);
+		(AmAutoVacuumWorkerProcess() && params->log_min_duration >= 0);
 	if (instrument)
 	{
 		pg_rusage_init(&ru0);
@@ -1547,14 +1574,10 @@ minidb_relation_vacuum(Relation rel, struct VacuumParams *params,
 	pgstat_progress_start_command(PROGRESS_COMMAND_VACUUM,
 								  RelationGetRelid(rel));
 
-	vs->aggressive = vacuum_set_xid_limits(rel,
-										   params->freeze_min_age,
-										   params->freeze_table_age,
-										   params->multixact_freeze_min_age,
-										   params->multixact_freeze_table_age,
-										   &vs->OldestXmin, &vs->OldestMxact,
-										   &vs->FreezeLimit,
-										   &vs->MultiXactCutoff);
+	vs->aggressive = minidb_vacuum_get_cutoffs(rel, params,
+											   &vs->OldestXmin, &vs->OldestMxact,
+											   &vs->FreezeLimit,
+											   &vs->MultiXactCutoff);
 	vs->skipwithvm = true;
 	if (params->options & VACOPT_DISABLE_PAGE_SKIPPING)
 	{
@@ -1636,13 +1659,14 @@ minidb_relation_vacuum(Relation rel, struct VacuumParams *params,
 	visibilitymap_count(rel, &new_rel_allvisible, &new_rel_allfrozen);
 	if (new_rel_allvisible > vs->rel_pages)
 		new_rel_allvisible = vs->rel_pages;
-	vac_update_relstats(rel, vs->rel_pages, new_live, new_rel_allvisible,
-						vs->nindexes > 0, vs->NewRelfrozenXid,
-						vs->NewRelminMxid, &frozenxid_updated,
-						&minmulti_updated, false);
-	pgstat_report_vacuum(RelationGetRelid(rel), rel->rd_rel->relisshared,
-						 (PgStat_Counter) Max(new_live, 0),
-						 (PgStat_Counter) vs->recently_dead);
+	minidb_vac_update_relstats(rel, vs->rel_pages, new_live,
+							   new_rel_allvisible, new_rel_allfrozen,
+							   vs->nindexes > 0, vs->NewRelfrozenXid,
+							   vs->NewRelminMxid, &frozenxid_updated,
+							   &minmulti_updated, false);
+	minidb_pgstat_report_vacuum(RelationGetRelid(rel), rel->rd_rel->relisshared,
+								(PgStat_Counter) Max(new_live, 0),
+								(PgStat_Counter) vs->recently_dead, starttime);
 	pgstat_progress_end_command();
 	error_context_stack = errcallback.previous;
 
@@ -1656,7 +1680,10 @@ minidb_relation_vacuum(Relation rel, struct VacuumParams *params,
 			   new_rel_allfrozen, old_relfrozenxid, old_relminmxid,
 			   frozenxid_updated, minmulti_updated);
 	if (vs->dead_items)
+	{
+		minidb_dead_items_reset(vs->dead_items);
 		pfree(vs->dead_items);
+	}
 	pfree(vs->indstats);
 	pfree(vs);
 }

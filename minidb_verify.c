@@ -319,8 +319,8 @@ static void
 refresh_xid_bounds(VerifyState *vs)
 {
 	LWLockAcquire(XidGenLock, LW_SHARED);
-	vs->next_xid = XidFromFullTransactionId(ShmemVariableCache->nextXid);
-	vs->oldest_xid = ShmemVariableCache->oldestXid;
+	vs->next_xid = XidFromFullTransactionId(TransamVariables->nextXid);
+	vs->oldest_xid = TransamVariables->oldestXid;
 	LWLockRelease(XidGenLock);
 }
 
@@ -357,7 +357,7 @@ xid_status(VerifyState *vs, TransactionId xid)
 	if (xid == vs->cached_xid)
 		return vs->cached_status;
 	LWLockAcquire(XactTruncationLock, LW_SHARED);
-	if (TransactionIdFollowsOrEquals(xid, ShmemVariableCache->oldestClogXid))
+	if (TransactionIdFollowsOrEquals(xid, TransamVariables->oldestClogXid))
 	{
 		if (TransactionIdIsCurrentTransactionId(xid) ||
 			TransactionIdIsInProgress(xid))
@@ -1095,7 +1095,7 @@ scan_index(VerifyState *vs, Relation index, int64 *nentries)
 											  "minidb_verify index values",
 											  ALLOCSET_DEFAULT_SIZES);
 
-	scan = index_beginscan(vs->rel, index, vs->snapshot, 0, 0);
+	scan = minidb_index_beginscan(vs->rel, index, vs->snapshot, 0, 0);
 	scan->xs_want_itup = true;
 	scan->ignore_killed_tuples = false;
 	index_rescan(scan, NULL, 0, NULL, 0);
@@ -1433,7 +1433,7 @@ check_caller(Oid relid)
 		ereport(ERROR,
 				(errcode(ERRCODE_UNDEFINED_TABLE),
 				 errmsg("relation with OID %u does not exist", relid)));
-	if (!pg_class_ownercheck(relid, GetUserId()))
+	if (!minidb_class_ownercheck(relid, GetUserId()))
 	{
 		char	   *name = get_rel_name(relid);
 

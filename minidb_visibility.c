@@ -30,7 +30,6 @@
 #include "storage/procarray.h"
 #include "utils/combocid.h"
 #include "utils/lsyscache.h"
-#include "utils/relfilenodemap.h"
 #include "utils/snapmgr.h"
 
 #include "chain.h"
@@ -204,12 +203,12 @@ xid_in_range(TransactionId xid)
 	if (!TransactionIdIsNormal(xid))
 		return true;
 	/* only moves forward; a stale value is an older, smaller one */
-	if (TransactionIdPrecedes(xid, ShmemVariableCache->oldestClogXid))
+	if (TransactionIdPrecedes(xid, TransamVariables->oldestClogXid))
 		return false;
 	if (TransactionIdIsValid(RecentXmin) && TransactionIdPrecedes(xid, RecentXmin))
 		return true;
 	if (TransactionIdIsValid(next_seen) && TransactionIdPrecedes(xid, next_seen) &&
-		TransactionIdFollows(next_seen, ShmemVariableCache->oldestClogXid))
+		TransactionIdFollows(next_seen, TransamVariables->oldestClogXid))
 		return true;
 	next_seen = ReadNextTransactionId();
 	return TransactionIdPrecedes(xid, next_seen);
@@ -225,7 +224,7 @@ locate_record(const void *where, const char **relname, BlockNumber *blkno,
 {
 	Buffer		buffer;
 	Page		page;
-	RelFileNode rnode;
+	RelFileLocator rnode;
 	ForkNumber	fork;
 	Oid			relid;
 	char	   *name = NULL;
@@ -236,7 +235,7 @@ locate_record(const void *where, const char **relname, BlockNumber *blkno,
 	*rec = PageGetItem(page, PageGetItemId(page, *off));
 	*len = ItemIdGetLength(PageGetItemId(page, *off));
 	BufferGetTag(buffer, &rnode, &fork, blkno);
-	relid = RelidByRelfilenode(rnode.spcNode, rnode.relNode);
+	relid = minidb_relid_by_locator(rnode);
 	if (OidIsValid(relid))
 		name = get_rel_name(relid);
 	*relname = name ? name : "?";
@@ -297,7 +296,7 @@ minidb_report_bad_xid(const void *where, const char *field, uint32 xid,
 	}
 	else
 		what = psprintf("transaction ID %u is not one whose status is known (%u to %u)",
-						xid, ShmemVariableCache->oldestClogXid,
+						xid, TransamVariables->oldestClogXid,
 						ReadNextTransactionId() - 1);
 
 	if (locate_record(where, &relname, &blkno, &off, &rec, &len))
@@ -454,7 +453,7 @@ mvcc_sees(MinidbVersionHeader *vh, MinidbVisArg *va)
 
 	/* below the snapshot's xmax, it was assigned: only its status may be gone */
 	if (!TransactionIdPrecedes(xmin, snapshot->xmax) ||
-		TransactionIdPrecedes(xmin, ShmemVariableCache->oldestClogXid))
+		TransactionIdPrecedes(xmin, TransamVariables->oldestClogXid))
 		check_xmin(vh);
 	if (TransactionIdIsCurrentTransactionId(xmin))
 		return minidb_version_cid(vh) < snapshot->curcid;

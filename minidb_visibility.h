@@ -42,8 +42,8 @@ extern TransactionId minidb_record_origin_xmin(Relation rel, ItemPointer tid,
 extern int	minidb_effective_head(Relation rel, ItemPointer tid, char *rec,
 								  uint32 len, Buffer buffer,
 								  MinidbVersionRef *ref);
-extern void minidb_report_bad_xid(const void *where, const char *field,
-								  uint32 xid, bool multi) pg_attribute_noreturn();
+pg_noreturn extern void minidb_report_bad_xid(const void *where, const char *field,
+											  uint32 xid, bool multi);
 extern void minidb_lockers_sane(const char *rec, const MinidbLockers *lk);
 extern void minidb_get_lockers(const char *rec, MinidbLockers *lk);
 extern bool minidb_xid_committed(MinidbVersionHeader *vh, Buffer buffer);

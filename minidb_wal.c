@@ -383,7 +383,7 @@ compute_delta(MinidbWalPage *p, const char *old)
 	int			old_upper = oldhdr->pd_upper;
 
 	/* a new or insane old page: nothing of it is valid */
-	if (PageIsNew(old) || old_lower < SizeOfPageHeaderData ||
+	if (PageIsNew((Page) old) || old_lower < SizeOfPageHeaderData ||
 		old_lower > old_upper || old_upper > BLCKSZ)
 	{
 		old_lower = 0;
@@ -406,7 +406,7 @@ layout_moved(const char *old, const char *image)
 	OffsetNumber oldmax;
 	OffsetNumber newmax;
 
-	if (PageIsNew(old))
+	if (PageIsNew((Page) old))
 		return false;
 	oldmax = PageGetMaxOffsetNumber((Page) old);
 	newmax = PageGetMaxOffsetNumber((Page) image);
@@ -565,7 +565,7 @@ minidb_wal_set_visible(Relation rel, Buffer buffer, Buffer vmbuffer,
 void
 minidb_redo_clear_vm(XLogReaderState *record, uint8 block_id)
 {
-	RelFileNode rnode;
+	RelFileLocator rnode;
 	BlockNumber blkno;
 	Relation	reln;
 	Buffer		vmbuffer = InvalidBuffer;

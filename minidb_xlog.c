@@ -748,12 +748,12 @@ minidb_log_visible(Relation rel, Buffer buffer, Buffer vmbuffer,
 static void
 resolve_conflict(XLogReaderState *record, TransactionId horizon)
 {
-	RelFileNode rnode;
+	RelFileLocator rnode;
 
 	if (!InHotStandby || !TransactionIdIsValid(horizon))
 		return;
 	XLogRecGetBlockTag(record, 0, &rnode, NULL, NULL);
-	ResolveRecoveryConflictWithSnapshot(horizon, rnode);
+	minidb_resolve_snapshot_conflict(horizon, rnode);
 }
 
 /* The horizon after a record's fixed part, if the flag says there is one */
@@ -1215,7 +1215,7 @@ redo_lock(XLogReaderState *record)
 	memcpy(&xlrec, XLogRecGetData(record), SizeOfMinidbLock);
 	if (xlrec.flags & XLMD_VM_CLEARED)
 	{
-		RelFileNode rnode;
+		RelFileLocator rnode;
 		BlockNumber blkno;
 		Relation	reln;
 		Buffer		vmbuffer = InvalidBuffer;
@@ -1339,7 +1339,7 @@ redo_prune(XLogReaderState *record)
 	}
 	if (BufferIsValid(buffer))
 	{
-		RelFileNode rnode;
+		RelFileLocator rnode;
 		BlockNumber blkno;
 		Size		space = minidb_page_free_for_insert(BufferGetPage(buffer));
 
@@ -1358,12 +1358,12 @@ redo_visible(XLogReaderState *record)
 	xl_minidb_visible *xlrec = (xl_minidb_visible *) XLogRecGetData(record);
 	Buffer		vmbuffer = InvalidBuffer;
 	Buffer		buffer;
-	RelFileNode rnode;
+	RelFileLocator rnode;
 	BlockNumber blkno;
 
 	XLogRecGetBlockTag(record, 1, &rnode, NULL, &blkno);
 	if (InHotStandby)
-		ResolveRecoveryConflictWithSnapshot(xlrec->cutoff_xid, rnode);
+		minidb_resolve_snapshot_conflict(xlrec->cutoff_xid, rnode);
 
 	/*
 	 * Every record that clears the map bit bumps the page's LSN, so a page
@@ -1439,8 +1439,8 @@ minidb_redo(XLogReaderState *record)
 				xl_minidb_horizon *xlrec = (xl_minidb_horizon *) XLogRecGetData(record);
 
 				if (InHotStandby)
-					ResolveRecoveryConflictWithSnapshot(xlrec->latest_removed,
-														xlrec->node);
+					minidb_resolve_snapshot_conflict(xlrec->latest_removed,
+													 xlrec->node);
 			}
 			break;
 		default:
@@ -1694,8 +1694,9 @@ minidb_desc(StringInfo buf, XLogReaderState *record)
 
 		memcpy(&xlrec, data, SizeOfMinidbLogical);
 		appendStringInfo(buf, "rel %u/%u/%u, %s, %u tuples%s",
-						 xlrec.node.spcNode, xlrec.node.dbNode,
-						 xlrec.node.relNode,
+						 MINIDB_LOCATOR_SPC(xlrec.node),
+						 MINIDB_LOCATOR_DB(xlrec.node),
+						 MINIDB_LOCATOR_REL(xlrec.node),
 						 actions[xlrec.action <= XLML_DELETE ? xlrec.action : 0],
 						 xlrec.ntuples,
 						 (xlrec.flags & XLML_HAS_OLD) ? ", old row first" : "");
@@ -1715,8 +1716,9 @@ minidb_desc(StringInfo buf, XLogReaderState *record)
 		xl_minidb_horizon *xlrec = (xl_minidb_horizon *) data;
 
 		appendStringInfo(buf, "rel %u/%u/%u, latest removed xid %u",
-						 xlrec->node.spcNode, xlrec->node.dbNode,
-						 xlrec->node.relNode, xlrec->latest_removed);
+						 MINIDB_LOCATOR_SPC(xlrec->node),
+						 MINIDB_LOCATOR_DB(xlrec->node),
+						 MINIDB_LOCATOR_REL(xlrec->node), xlrec->latest_removed);
 	}
 }
 

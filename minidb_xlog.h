@@ -17,7 +17,8 @@
 
 #include "access/xlog_internal.h"
 #include "access/xlogreader.h"
-#include "storage/relfilenode.h"
+
+#include "pg_compat.h"
 
 #define MINIDB_RMGR_ID			RM_EXPERIMENTAL_ID
 
@@ -155,7 +156,7 @@ typedef struct xl_minidb_lock
 /* HORIZON (older builds wrote it before removing versions) */
 typedef struct xl_minidb_horizon
 {
-	RelFileNode node;
+	RelFileLocator node;
 	TransactionId latest_removed;
 } xl_minidb_horizon;
 
@@ -232,7 +233,7 @@ typedef struct xl_minidb_visible
 
 typedef struct xl_minidb_logical
 {
-	RelFileNode node;
+	RelFileLocator node;
 	uint16		ntuples;
 	uint8		action;			/* XLML_INSERT, ... */
 	uint8		flags;			/* XLML_HAS_OLD, XLML_CLEAR_TOAST */

@@ -272,7 +272,7 @@ SELECT count(*), sum(a), count(*) FILTER (WHERE b LIKE '%+') FROM tmp_m;
 
 -- default_table_access_method, CREATE TABLE AS, \d+
 SET default_table_access_method = minidb;
-CREATE TABLE d (a int PRIMARY KEY, b text);
+CREATE TABLE d (a int UNIQUE, b text);	-- no NOT NULL: \d+ lists those from 18 on
 CREATE TABLE d_ctas AS SELECT i AS a, 'x' || i AS b FROM generate_series(1, 50) i;
 RESET default_table_access_method;
 CREATE TABLE d_heap AS SELECT i AS a, 'x' || i AS b FROM generate_series(1, 50) i;

@@ -41,8 +41,18 @@ BEGIN
       WHERE i.inhparent = %2$s GROUP BY 1 ORDER BY 1', rel, rel::oid);
 END $$;
 
--- PG 15: a partitioned table itself takes no access method ...
-CREATE TABLE bad (id int) PARTITION BY RANGE (id) USING minidb;
+-- A partitioned table itself takes no access method before PG 17; from 17
+-- on it keeps one, which its new partitions get by default ...
+DO $$
+BEGIN
+  CREATE TABLE bad (id int) PARTITION BY RANGE (id) USING minidb;
+  CREATE TABLE bad1 PARTITION OF bad FOR VALUES FROM (0) TO (10);
+  ASSERT current_setting('server_version_num')::int >= 170000, 'accepted before 17';
+  ASSERT am_of('bad1') = 'minidb', 'the partition did not get minidb';
+  DROP TABLE bad;
+EXCEPTION WHEN feature_not_supported THEN
+  ASSERT current_setting('server_version_num')::int < 170000, SQLERRM;
+END $$;
 -- ... its partitions do, explicitly or through default_table_access_method
 CREATE TABLE hp (id int, k int, v text, PRIMARY KEY (k, id)) PARTITION BY RANGE (k);
 CREATE TABLE hp1 PARTITION OF hp FOR VALUES FROM (0) TO (100) USING heap;

@@ -81,21 +81,33 @@ ALTER TABLE t_$am SET (autovacuum_enabled = on,
 	}
 	next unless $msg{heap} && $msg{minidb};
 
-	# heap's format, line by line (vacuumlazy.c, PostgreSQL 15)
+	# heap's format, line by line (vacuumlazy.c): 15's, with what 16 (the
+	# "frozen:" line) and 18 (pages eagerly scanned, the "visibility map:"
+	# line, "reads", WAL buffers full) added
+	my $vnum = $node->safe_psql('postgres', 'SHOW server_version_num');
+	my $eager = $vnum >= 180000 ? ', \d+ eagerly scanned' : '';
+	my $reads = $vnum >= 180000 ? 'reads' : 'misses';
+	my $walfull = $vnum >= 180000 ? ', \d+ buffers full' : '';
+	my @frozen = $vnum >= 160000
+	  ? (qr/^frozen: \d+ pages from table \(\d+\.\d\d% of total\) had \d+ tuples frozen$/)
+	  : ();
+	push @frozen, qr/^visibility map: \d+ pages set all-visible, \d+ pages set all-frozen \(\d+ were all-visible\)$/
+	  if $vnum >= 180000;
 	my @format = (
 		qr/^automatic (aggressive )?vacuum of table "postgres\.public\.t_minidb": index scans: \d+$/,
-		qr/^pages: \d+ removed, \d+ remain, \d+ scanned \(\d+\.\d\d% of total\)$/,
+		qr/^pages: \d+ removed, \d+ remain, \d+ scanned \(\d+\.\d\d% of total\)$eager$/,
 		qr/^tuples: \d+ removed, \d+ remain, \d+ are dead but not yet removable$/,
 		qr/^removable cutoff: \d+, which was -?\d+ XIDs old when operation ended$/,
 		[ qr/^new relfrozenxid: \d+, which is -?\d+ XIDs ahead of previous value$/ ],
 		[ qr/^new relminmxid: \d+, which is -?\d+ MXIDs ahead of previous value$/ ],
+		@frozen,
 		qr/^index scan (not needed|needed|bypassed): \d+ pages from table \(\d+\.\d\d% of total\) (had \d+ dead item identifiers removed|have \d+ dead item identifiers)$/,
 		qr/^index "t_minidb_pkey": pages: \d+ in total, \d+ newly deleted, \d+ currently deleted, \d+ reusable$/,
 		qr/^index "t_minidb_b": pages: \d+ in total, \d+ newly deleted, \d+ currently deleted, \d+ reusable$/,
 		qr/^I\/O timings: read: \d+\.\d{3} ms, write: \d+\.\d{3} ms$/,
 		qr/^avg read rate: \d+\.\d{3} MB\/s, avg write rate: \d+\.\d{3} MB\/s$/,
-		qr/^buffer usage: \d+ hits, \d+ misses, \d+ dirtied$/,
-		qr/^WAL usage: \d+ records, \d+ full page images, \d+ bytes$/,
+		qr/^buffer usage: \d+ hits, \d+ $reads, \d+ dirtied$/,
+		qr/^WAL usage: \d+ records, \d+ full page images, \d+ bytes$walfull$/,
 		qr/^system usage: CPU: user: \d+\.\d\d s, system: \d+\.\d\d s, elapsed: \d+\.\d\d s$/,
 	);
 	# (a line in [ ] may be missing, as heap leaves it out when it has

@@ -21,7 +21,7 @@ use Test::More;
 use IPC::Run;
 
 my $node = PostgreSQL::Test::Cluster->new('repair');
-$node->init;
+$node->init(no_data_checksums => 1);	# initdb's default from 18 on
 $node->start;
 
 $node->safe_psql('postgres', q{

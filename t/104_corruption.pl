@@ -58,7 +58,7 @@ note "seed $seed";
 
 my $node = PostgreSQL::Test::Cluster->new('corruption');
 # small WAL segments: every round copies back the ones the server wrote
-$node->init(extra => ['--wal-segsize=1']);
+$node->init(extra => ['--wal-segsize=1'], no_data_checksums => 1);	# initdb's default from 18 on
 $node->append_conf('postgresql.conf', qq{
 autovacuum = off
 max_prepared_transactions = 5

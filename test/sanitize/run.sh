@@ -346,12 +346,16 @@ run_suite() {    # run_suite TARGET VAR LIST
         make -C "$TREE" PG_CONFIG="$PG_CONFIG" "$target" "${args[@]}" \
         >"$LOG/$target.log" 2>&1
 }
+# pg_regress's result lines: "test x ... ok" / "... FAILED" (15),
+# "ok N - x" / "not ok N + x" (16 and later: TAP, "-" serial, "+" parallel)
+REGRESS_OK='\.\.\. +ok|^ok +[0-9]+ +[-+] '
+REGRESS_LINE='\.\.\. |^(not )?ok +[0-9]+ +[-+] '
 say "pg_regress (sql/)"
 run_suite regresscheck REGRESS "${SANITIZE_REGRESS:-}"
-grep -E '\.\.\. ' "$LOG/regresscheck.log"
+grep -E "$REGRESS_LINE" "$LOG/regresscheck.log"
 say "isolation (specs/)"
 run_suite isolationcheck ISOLATION "${SANITIZE_ISOLATION:-}"
-grep -E '\.\.\. ' "$LOG/isolationcheck.log"
+grep -E "$REGRESS_LINE" "$LOG/isolationcheck.log"
 
 # ------------------------------------------------------------ the standby
 REPLAYED=
@@ -485,16 +489,19 @@ for st in $SELFTESTS; do
         verdict "selftest_$kind" "the planted error was not reported; see $LOG/selftest.log"
     fi
 done
+ntests=0
 while read -r line; do
-    name=$(echo "$line" | sed -E 's/^(test |     )? *([A-Za-z0-9_]+) +\.\.\..*/\2/')
+    name=$(echo "$line" | sed -E -e 's/^(not )?ok +[0-9]+ +[-+] +([A-Za-z0-9_]+).*/\2/' \
+        -e 's/^(test |     )? *([A-Za-z0-9_]+) +\.\.\..*/\2/')
     v=ok
-    echo "$line" | grep -qE '\.\.\. +ok' || v="pg_regress"
+    echo "$line" | grep -qE "$REGRESS_OK" || v="pg_regress"
     if [ -n "${BAD[$name]:-}" ]; then
         v="sanitizer: ${BAD[$name]}"
         unset "BAD[$name]"
     fi
     verdict "$name" "$v"
-done < <(grep -hE '\.\.\. ' "$LOG/regresscheck.log" "$LOG/isolationcheck.log")
+    ntests=$((ntests + 1))
+done < <(grep -hE "$REGRESS_LINE" "$LOG/regresscheck.log" "$LOG/isolationcheck.log")
 if [ "$STANDBY" = 1 ]; then
     if [ -n "${BAD[standby_replay]:-}" ]; then
         verdict standby_replay "sanitizer: ${BAD[standby_replay]}"
@@ -512,7 +519,7 @@ done
 if [ "$unattributed" -gt 0 ]; then
     verdict "(unattributed)" "$unattributed report(s) or crash(es) from processes of no test"
 fi
-if [ $((passed + failed)) -le $(echo $SELFTESTS | wc -w) ]; then
+if [ "$ntests" -eq 0 ]; then
     verdict "(runner)" "no test ran; see $LOG"
 fi
 say "$passed passed, $failed failed (mode $MODE; logs: $WORK)"

@@ -33,6 +33,16 @@
 #undef printf
 #undef vprintf
 
+/*
+ * 16: storage/itemptr.h (included by chain.h) has inline functions over
+ * Datum, which lives in postgres.h, not in a frontend build's headers.
+ */
+#if PG_VERSION_NUM >= 160000
+typedef uintptr_t Datum;
+#define PointerGetDatum(X)	((Datum) (X))
+#define DatumGetPointer(X)	((Pointer) (X))
+#endif
+
 #ifndef DEBUG1
 #define DEBUG1		14
 #define LOG			15
