@@ -374,6 +374,35 @@ record_newest_tuple(Relation rel, char *rec, uint32 len, ItemPointer tid)
 	return NULL;
 }
 
+/* The progress report of a rewrite's pass over the old table */
+static void
+start_rewrite_scan(BlockNumber nblocks)
+{
+	pgstat_progress_update_param(PROGRESS_CLUSTER_PHASE,
+								 PROGRESS_CLUSTER_PHASE_SEQ_SCAN_HEAP);
+	pgstat_progress_update_param(PROGRESS_CLUSTER_TOTAL_HEAP_BLKS, nblocks);
+}
+
+/*
+ * One block of that pass: reported, checked, and its line pointer count
+ * returned; the records are then read one by one (minidb_copy_record).
+ */
+static OffsetNumber
+scan_rewrite_block(Relation old, BlockNumber blkno)
+{
+	Buffer		buffer = ReadBuffer(old, blkno);
+	OffsetNumber maxoff;
+
+	CHECK_FOR_INTERRUPTS();
+	pgstat_progress_update_param(PROGRESS_CLUSTER_HEAP_BLKS_SCANNED,
+								 blkno + 1);
+	LockBuffer(buffer, BUFFER_LOCK_SHARE);
+	minidb_page_check(old, buffer);
+	maxoff = minidb_page_maxoff(BufferGetPage(buffer));
+	UnlockReleaseBuffer(buffer);
+	return maxoff;
+}
+
 /*
  * Every record, in the order of index's keys, sorted as heap's CLUSTER
  * sorts when the planner prefers a sequential scan and a sort (use_sort):
@@ -393,21 +422,11 @@ rewrite_in_sort_order(Relation old, Relation index, RewriteState *rs)
 	sort = tuplesort_begin_cluster(RelationGetDescr(old), index,
 								   maintenance_work_mem, NULL,
 								   TUPLESORT_NONE);
-	pgstat_progress_update_param(PROGRESS_CLUSTER_PHASE,
-								 PROGRESS_CLUSTER_PHASE_SEQ_SCAN_HEAP);
-	pgstat_progress_update_param(PROGRESS_CLUSTER_TOTAL_HEAP_BLKS, nblocks);
+	start_rewrite_scan(nblocks);
 	for (BlockNumber blkno = 0; blkno < nblocks; blkno++)
 	{
-		Buffer		buffer = ReadBuffer(old, blkno);
-		OffsetNumber maxoff;
+		OffsetNumber maxoff = scan_rewrite_block(old, blkno);
 
-		CHECK_FOR_INTERRUPTS();
-		pgstat_progress_update_param(PROGRESS_CLUSTER_HEAP_BLKS_SCANNED,
-									 blkno + 1);
-		LockBuffer(buffer, BUFFER_LOCK_SHARE);
-		minidb_page_check(old, buffer);
-		maxoff = minidb_page_maxoff(BufferGetPage(buffer));
-		UnlockReleaseBuffer(buffer);
 		for (OffsetNumber off = FirstOffsetNumber; off <= maxoff; off++)
 		{
 			MemoryContext oldcxt = MemoryContextSwitchTo(rs->cxt);
@@ -463,21 +482,11 @@ rewrite_in_table_order(Relation old, RewriteState *rs)
 {
 	BlockNumber nblocks = RelationGetNumberOfBlocks(old);
 
-	pgstat_progress_update_param(PROGRESS_CLUSTER_PHASE,
-								 PROGRESS_CLUSTER_PHASE_SEQ_SCAN_HEAP);
-	pgstat_progress_update_param(PROGRESS_CLUSTER_TOTAL_HEAP_BLKS, nblocks);
+	start_rewrite_scan(nblocks);
 	for (BlockNumber blkno = 0; blkno < nblocks; blkno++)
 	{
-		Buffer		buffer = ReadBuffer(old, blkno);
-		OffsetNumber maxoff;
+		OffsetNumber maxoff = scan_rewrite_block(old, blkno);
 
-		CHECK_FOR_INTERRUPTS();
-		pgstat_progress_update_param(PROGRESS_CLUSTER_HEAP_BLKS_SCANNED,
-									 blkno + 1);
-		LockBuffer(buffer, BUFFER_LOCK_SHARE);
-		minidb_page_check(old, buffer);
-		maxoff = minidb_page_maxoff(BufferGetPage(buffer));
-		UnlockReleaseBuffer(buffer);
 		for (OffsetNumber off = FirstOffsetNumber; off <= maxoff; off++)
 		{
 			ItemPointerData tid;

@@ -363,23 +363,10 @@ minidb_attributes_damage(TupleDesc desc, const MinidbVersionData *v)
 void
 minidb_check_tuple_layout(Relation rel, TupleDesc desc, HeapTuple tuple)
 {
-	HeapTupleHeader td = tuple->t_data;
 	MinidbVersionData v;
 	char	   *why;
 
-	memset(&v, 0, sizeof(v));
-	v.natts = HeapTupleHeaderGetNatts(td);
-	if (td->t_infomask & HEAP_HASNULL)
-	{
-		v.flags |= MINIDB_V_HASNULL;
-		v.bitmap = td->t_bits;
-	}
-	if (td->t_infomask & HEAP_HASVARWIDTH)
-		v.flags |= MINIDB_V_HASVARWIDTH;
-	if (td->t_infomask & HEAP_HASEXTERNAL)
-		v.flags |= MINIDB_V_HASEXTERNAL;
-	v.data = (char *) td + td->t_hoff;
-	v.datalen = tuple->t_len - td->t_hoff;
+	minidb_version_from_tuple(tuple, InvalidTransactionId, 0, &v);
 	if (likely((why = minidb_attributes_damage(desc, &v)) == NULL))
 		return;
 	ereport(ERROR,
