@@ -199,6 +199,36 @@ minidb_lockers_live(const MinidbLockers *lk)
 	return live;
 }
 
+/*
+ * Does the multixact of lk hold the row's updater (the transaction that
+ * ended it), running or committed?  Then it must stay in the record's xmax
+ * beside any new locker, or the row's end would go with it: heap's
+ * compute_new_xmax_infomask keeps a committed update in the multixact it
+ * expands, and resets only an aborted one.
+ */
+static bool
+updater_stays(const MinidbLockers *lk)
+{
+	MultiXactMember *members;
+	bool		stays = false;
+	int			n;
+
+	if (!has_lockers(lk) || !lk->multi || !lk->with_updater)
+		return false;
+	n = GetMultiXactIdMembers((MultiXactId) lk->xid, &members, false, false);
+	for (int i = 0; i < n; i++)
+	{
+		if (!ISUPDATE_from_mxstatus(members[i].status))
+			continue;
+		stays = TransactionIdIsInProgress(members[i].xid) ||
+			TransactionIdDidCommit(members[i].xid);
+		break;
+	}
+	if (n > 0)
+		pfree(members);
+	return stays;
+}
+
 void
 minidb_lockers_add(const MinidbLockers *old, LockTupleMode mode,
 				   MinidbLockers *lk)
@@ -211,7 +241,7 @@ minidb_lockers_add(const MinidbLockers *old, LockTupleMode mode,
 	lk->with_updater = false;
 	lk->xid = xid;
 	lk->mode = newlock;
-	if (!minidb_lockers_live(old))
+	if (!minidb_lockers_live(old) && !updater_stays(old))
 		return;					/* nobody else: a single locker */
 
 	if (!old->multi)
@@ -625,6 +655,15 @@ minidb_add_row_lock(Relation rel, Buffer buffer, ItemPointer tid,
 	TransactionId ender;
 	bool		keys_updated;
 	char	   *rec = minidb_page_record_at(rel, buffer, tid, &len);
+
+	/*
+	 * Before our xid goes into the record, even alone: another backend may
+	 * put it into a multixact right after, and a lock-only multixact older
+	 * than every running member's OldestMemberMXactId reads as having no
+	 * members (GetMultiXactIdMembers), which would let writers past our
+	 * lock.  heap_lock_tuple does the same.
+	 */
+	MultiXactIdSetOldestMember();
 
 	/* the new lockers first: creating a multixact does I/O */
 	minidb_get_lockers(rec, &old);

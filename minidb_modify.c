@@ -365,6 +365,15 @@ lock_record_for_write(Relation rel, ItemPointer tid, CommandId cid,
 		minidb_wait_for(rel, tid, &wf, LockWaitBlock, XLTW_Update);
 	}
 	minidb_release_tuplock(rel, tid, tuplock_mode, &tuplock);
+
+	/*
+	 * The write puts our xid into the record's xmax (the end of the row, or
+	 * the updater beside its lockers), where another backend's lock may add
+	 * it to a multixact: as heap_update and heap_delete do, say first that
+	 * this transaction may be a member of one (see minidb_add_row_lock).
+	 */
+	if (rc->result == TM_Ok)
+		MultiXactIdSetOldestMember();
 	return buffer;
 }
 

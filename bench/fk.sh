@@ -15,8 +15,12 @@
 # ABBA pairs: pair i runs heap then minidb for odd i, minidb then heap for
 # even i, FK_SECONDS each, FK_CLIENTS clients, in databases fk_heap and
 # fk_minidb recreated before every run.  Printed: one line per run (TPS,
-# failed transactions, deadlocks in the server log of that run's window),
-# then the per-pair ratio minidb/heap of TPS with its median and IQR.
+# failed transactions, deadlocks in the server log of that run's window,
+# and two integrity counts that must be 0: "lost", the committed parent
+# increments minus the committed children -- every transaction commits one
+# of each or neither -- and "dupes", parent ids seen more than once), then
+# the per-pair ratio minidb/heap of TPS with its median and IQR.  The
+# script exits 1 when an integrity count is not 0.
 #
 # Knobs: FK_SECONDS (60), FK_CLIENTS (4), FK_PAIRS (2), FK_PARENTS (10).
 set -u
@@ -61,23 +65,27 @@ run() {    # run AM -> prints "AM TPS FAILED DEADLOCKS"
     grep -q '^tps = ' "$out" || { cat "$out" >&2; die "pgbench printed no TPS on $am"; }
     sleep 1    # let the statistics of the last transactions arrive
     after=$(q postgres "SELECT deadlocks FROM pg_stat_database WHERE datname = 'fk_$am'")
-    printf '%s %s %s %s\n' "$am" \
+    check=$(q "fk_$am" "SELECT (SELECT sum(hits) FROM fk_parent) - (SELECT count(*) FROM fk_child),
+                               (SELECT count(*) - count(DISTINCT id) FROM fk_parent)" | tr '|' ' ')
+    printf '%s %s %s %s %s\n' "$am" \
         "$(sed -n 's/^tps = \([0-9.]*\) .*/\1/p' "$out")" \
         "$(sed -n 's/^number of failed transactions: \([0-9]*\).*/\1/p' "$out")" \
-        "$((after - before))"
+        "$((after - before))" "$check"
 }
 
 echo "fk: $PAIRS ABBA pairs, $SECS s per run, $CLIENTS clients, $PARENTS parents"
-printf '%-6s %-7s %10s %8s %10s\n' pair am tps failed deadlocks
+printf '%-6s %-7s %10s %8s %10s %6s %6s\n' pair am tps failed deadlocks lost dupes
 ratios=()
+broken=0
 for i in $(seq 1 "$PAIRS"); do
     if [ $((i % 2)) -eq 1 ]; then order="heap minidb"; else order="minidb heap"; fi
     declare -A tps=()
     for am in $order; do
         line=$(run "$am") || exit 1
-        read -r a t f d <<<"$line"
+        read -r a t f d lost dupes <<<"$line"
         tps[$a]=$t
-        printf '%-6s %-7s %10s %8s %10s\n' "$i" "$a" "$t" "${f:-0}" "$d"
+        printf '%-6s %-7s %10s %8s %10s %6s %6s\n' "$i" "$a" "$t" "${f:-0}" "$d" "$lost" "$dupes"
+        [ "$lost" = 0 ] && [ "$dupes" = 0 ] || broken=1
     done
     ratios+=("$(awk -v m="${tps[minidb]}" -v h="${tps[heap]}" 'BEGIN { print m / h }')")
     unset tps
@@ -89,3 +97,4 @@ printf '%s\n' "${ratios[@]}" | sort -n | awk '
     END { printf "TPS minidb/heap per pair: median %.2f, IQR [%.2f .. %.2f] over %d pairs\n",
           quant(0.5), quant(0.25), quant(0.75), NR }'
 for am in heap minidb; do q postgres "DROP DATABASE IF EXISTS fk_$am" >/dev/null; done
+[ "$broken" = 0 ] || { echo "fk: integrity check failed (lost or duplicated rows)" >&2; exit 1; }
