@@ -866,6 +866,163 @@ v3_find_visible(char *rec, uint32 reclen, MinidbVisibleFn visible, void *arg,
 }
 
 
+/*
+ * Data version i (1 <= i < n) reached through the trailer alone, for the
+ * search below: where it starts no earlier than i minimal versions allow,
+ * checked without the bound of its prefix and suffix (its newer neighbour
+ * was not visited).  False when anything is off: the search then leaves
+ * the version to the walk, which reports the damage as it always did.
+ */
+static pg_attribute_always_inline bool
+probe_v3(const char *rec, const V3Header *h, int i, V3Version *v)
+{
+	MinidbChainError scratch;
+	uint32		start = TYPEALIGN(R3_VERSION_ALIGN, version_end(rec, h, i - 1));
+
+	if (start < h->start0 + (uint32) i * MINIDB_VERSION_HDRSZ)
+		return false;
+	return check_version(rec, h, i, start, version_end(rec, h, i),
+						 R3_PREVLEN_UNKNOWN, v, &scratch);
+}
+
+/*
+ * The fast walker with the search (minidb_chain_find_visible_ordered):
+ * the row's end and data version 0 as v3_find_visible visits them; then,
+ * while more than MINIDB_SEARCH_MIN data versions are left, a binary
+ * search over them that asks settled() about settled probes.  Invariant:
+ * every data version above lo is invisible, version hi (n: none) is
+ * visible.  A probe that is not settled, or not plainly sound, ends the
+ * search, and the walk goes on from lo.  A hit stored as a difference is
+ * rebuilt from the versions above it, so they are all checked first, as
+ * the walk would have checked them.
+ */
+int
+v3_find_visible_ordered(char *rec, uint32 reclen, MinidbVisibleFn visible,
+						MinidbVisibleFn settled, void *arg,
+						MinidbVersionRef *ref, MinidbChainError *err)
+{
+	MinidbVersionRef local;
+	MinidbVersionRef *r = ref ? ref : &local;
+	V3Header	h;
+	V3Version	v;
+	uint32		end;
+	uint32		prevlen;
+	int			lo;
+	int			hi;
+	bool		lo_probed = false;
+	int			step;
+	int			i;
+
+	if (!check_header(rec, reclen, &h, err))
+		return -2;
+	if (h.has_end)
+	{
+		if (h.n > 0 &&
+			!check_version(rec, &h, 0, h.start0, version_end(rec, &h, 0),
+						   R3_PREVLEN_UNKNOWN, &v, err))
+			return -2;
+		synth_marker(rec, &h, r);
+		if (visible(r->vh, 0, arg))
+		{
+			if (!check_last(rec, &h, err))
+				return -2;
+			return 0;
+		}
+	}
+	if (h.n == 0)
+		return -1;
+	end = version_end(rec, &h, 0);
+	if (!check_version(rec, &h, 0, h.start0, end, R3_PREVLEN_UNKNOWN, &v,
+					   err))
+		return -2;
+	fill_ref(rec, &h, 0, &v, r);
+	if (visible(r->vh, r->index, arg))
+	{
+		if (h.n > 1 && !check_last(rec, &h, err))
+			return -2;
+		return r->index;
+	}
+	prevlen = v.datalen;
+	step = 1;
+	lo = 1;
+	hi = h.n;
+	while (hi - lo > MINIDB_SEARCH_MIN)
+	{
+		int			mid = MINIDB_NEXT_PROBE(lo, hi, step);
+		V3Version	pv;
+
+		if (!probe_v3(rec, &h, mid, &pv) ||
+			!MINIDB_VERSION_SETTLED(pv.vh->vh_flags))
+			break;
+		if (settled((MinidbVersionHeader *) pv.vh, walker_index(&h, mid),
+					arg))
+		{
+			hi = mid;
+			if (step > 0)
+				step *= 2;
+		}
+		else
+		{
+			lo = mid + 1;
+			step = 0;			/* bracketed: bisect */
+			lo_probed = true;
+			v = pv;
+		}
+	}
+	if (lo_probed)
+	{
+		/* the version above lo, asked as the walk would ask it last */
+		fill_ref(rec, &h, lo - 1, &v, r);
+		if (visible(r->vh, r->index, arg))
+		{
+			/* settled() said no: keep to what visible() says */
+			lo = lo - 1;
+			goto hit;
+		}
+		end = v.end;
+		prevlen = v.datalen;
+	}
+	for (i = lo; i < h.n; i++)
+	{
+		uint32		start = next_start(&h, i, end);
+
+		end = version_end(rec, &h, i);
+		if (!check_version(rec, &h, i, start, end, prevlen, &v, err))
+			return -2;
+		fill_ref(rec, &h, i, &v, r);
+		if (visible(r->vh, r->index, arg))
+		{
+			lo = i;
+			goto hit;
+		}
+		prevlen = v.datalen;
+	}
+	return -1;
+
+hit:
+	if (v.delta && lo_probed)
+	{
+		/* rebuilt from the versions above: check them as the walk would */
+		uint32		e = 0;
+		uint32		plen = R3_PREVLEN_UNKNOWN;
+		V3Version	cv;
+
+		for (int j = 0; j <= lo; j++)
+		{
+			uint32		start = next_start(&h, j, e);
+
+			e = version_end(rec, &h, j);
+			if (!check_version(rec, &h, j, start, e, plen, &cv, err))
+				return -2;
+			plen = cv.datalen;
+		}
+	}
+	if (lo < h.n - 1 && !check_last(rec, &h, err))
+		return -2;
+	return r->index;
+}
+
+
 /* ----------------------------------------------------------------
  *		Rebuilding a version from its differences
  * ----------------------------------------------------------------

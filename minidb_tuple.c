@@ -51,16 +51,24 @@ minidb_write_tuple(HeapTupleHeader td, const MinidbVersionData *v,
 	Size		hoff = SizeofHeapTupleHeader;
 	uint16		infomask = HEAP_XMAX_INVALID;
 
-	if (v->flags & MINIDB_V_HASNULL)
-		hoff += BITMAPLEN(v->natts);
-	hoff = MAXALIGN(hoff);
-
-	memset(td, 0, hoff);			/* padding to t_hoff included, as heap_form_tuple */
+	/*
+	 * Zeroed up to t_hoff, padding included, as heap_form_tuple leaves it:
+	 * a constant-size clear of the fixed header (no call) and, with a null
+	 * bitmap, of the bitmap and its padding.
+	 */
+	StaticAssertStmt(SizeofHeapTupleHeader <= MAXALIGN(SizeofHeapTupleHeader),
+					 "the header is cleared whole");
+	memset(td, 0, MAXALIGN(SizeofHeapTupleHeader));
 	if (v->flags & MINIDB_V_HASNULL)
 	{
+		hoff = MAXALIGN(hoff + BITMAPLEN(v->natts));
+		memset((char *) td + MAXALIGN(SizeofHeapTupleHeader), 0,
+			   hoff - MAXALIGN(SizeofHeapTupleHeader));
 		infomask |= HEAP_HASNULL;
 		memcpy(td->t_bits, v->bitmap, BITMAPLEN(v->natts));
 	}
+	else
+		hoff = MAXALIGN(hoff);
 	if (v->flags & MINIDB_V_HASVARWIDTH)
 		infomask |= HEAP_HASVARWIDTH;
 	if (v->flags & MINIDB_V_HASEXTERNAL)
@@ -119,11 +127,16 @@ minidb_tuple_set_lockers(HeapTupleHeader td, const MinidbLockers *lk)
 }
 
 /* The same, with the lockers of rec */
-static void
+static inline void
 set_record_lockers(HeapTupleHeader td, const char *rec)
 {
 	MinidbLockers lk;
 
+	/* most records have none: no V3 xmax field, no V1/V2 lock mode */
+	if (minidb_record_format_of(rec) == MINIDB_FORMAT_V3 ?
+		!((uint8) rec[0] & MINIDB_R3_XMAX) :
+		minidb_record_header(rec)->rh_lockmode == MINIDB_LOCK_NONE)
+		return;
 	minidb_record_get_lockers(rec, &lk);
 	minidb_tuple_set_lockers(td, &lk);
 }
@@ -169,12 +182,18 @@ minidb_materialize(MinidbTupleBuf *buf, const char *rec,
 				   ItemPointer tid, Oid tableoid)
 {
 	MinidbVersionData v;
-	MemoryContext old = MemoryContextSwitchTo(buf->cxt);
 	HeapTuple	tuple;
 
-	/* an older version stored as a difference is rebuilt in buf->delta */
-	minidb_version_get_buf(rec, ref, &v, &buf->delta);
-	MemoryContextSwitchTo(old);
+	if (likely((ref->vh->vh_flags & MINIDB_V_ENC_MASK) == MINIDB_V_ENC_FULL))
+		minidb_version_get_buf(rec, ref, &v, NULL);
+	else
+	{
+		/* an older version stored as a difference is rebuilt in buf->delta */
+		MemoryContext old = MemoryContextSwitchTo(buf->cxt);
+
+		minidb_version_get_buf(rec, ref, &v, &buf->delta);
+		MemoryContextSwitchTo(old);
+	}
 	tuple = minidb_materialize_data(buf, &v, xmax, tid, tableoid);
 	set_record_lockers(tuple->t_data, rec);
 	return tuple;
@@ -353,6 +372,75 @@ minidb_attributes_damage(TupleDesc desc, const MinidbVersionData *v)
 }
 
 /*
+ * The common case of minidb_attributes_damage in one pass over a
+ * materialized tuple, without its messages: fixed-length attributes and
+ * in-line varlenas (short or 4-byte headers), no cstrings, no TOAST
+ * pointers.  True implies that minidb_attributes_damage finds nothing;
+ * false sends the tuple through it, to find out what, if anything, is
+ * wrong (a TOAST pointer or a cstring column is not damage).  Every read
+ * runs this on every row it hands out, so it is kept branch-light.
+ */
+static pg_attribute_always_inline bool
+tuple_layout_plainly_valid(TupleDesc desc, HeapTuple tuple)
+{
+	HeapTupleHeader td = tuple->t_data;
+	int			natts = HeapTupleHeaderGetNatts(td);
+	bool		hasnull = (td->t_infomask & HEAP_HASNULL) != 0;
+	const bits8 *bp = td->t_bits;
+	const char *dp = (const char *) td + td->t_hoff;
+	uint32		len = tuple->t_len - td->t_hoff;
+	uint32		off = 0;
+	bool		anynull = false;
+	bool		varwidth = false;
+
+	if (natts > desc->natts)
+		return false;
+	for (int i = 0; i < natts; i++)
+	{
+		Form_pg_attribute att = TupleDescAttr(desc, i);
+
+		if (hasnull && att_isnull(i, bp))
+		{
+			anynull = true;
+			continue;
+		}
+		if (att->attlen > 0)
+		{
+			off = att_align_nominal(off, att->attalign);
+			off += att->attlen;
+			if (off > len)
+				return false;
+			continue;
+		}
+		if (att->attlen != -1 || off >= len)
+			return false;
+		varwidth = true;
+		/* aligned unless a non-pad byte starts it, as deforming does */
+		off = att_align_pointer(off, att->attalign, -1, dp + off);
+		if (off >= len || VARATT_IS_EXTERNAL(dp + off))
+			return false;
+		if (VARATT_IS_SHORT(dp + off))
+			off += VARSIZE_SHORT(dp + off);
+		else
+		{
+			uint32		size;
+
+			if ((uint64) off + VARHDRSZ > len)
+				return false;
+			size = VARSIZE_4B(dp + off);
+			if (size < VARHDRSZ)
+				return false;
+			off += size;
+		}
+		if (off > len)
+			return false;
+	}
+	return off == len && anynull == hasnull &&
+		varwidth == ((td->t_infomask & HEAP_HASVARWIDTH) != 0) &&
+		!(td->t_infomask & HEAP_HASEXTERNAL);
+}
+
+/*
  * A version about to be handed out as tuple (materialized from a record of
  * rel) in a slot of descriptor desc (the relation's, or during a table
  * rewrite its old one): its attributes must lie within its data
@@ -366,8 +454,17 @@ minidb_check_tuple_layout(Relation rel, TupleDesc desc, HeapTuple tuple)
 	MinidbVersionData v;
 	char	   *why;
 
+	if (likely(tuple_layout_plainly_valid(desc, tuple)))
+	{
+#ifdef USE_ASSERT_CHECKING
+		/* the shortcut must never accept what the full check refuses */
+		minidb_version_from_tuple(tuple, InvalidTransactionId, 0, &v);
+		Assert(minidb_attributes_damage(desc, &v) == NULL);
+#endif
+		return;
+	}
 	minidb_version_from_tuple(tuple, InvalidTransactionId, 0, &v);
-	if (likely((why = minidb_attributes_damage(desc, &v)) == NULL))
+	if ((why = minidb_attributes_damage(desc, &v)) == NULL)
 		return;
 	ereport(ERROR,
 			(errcode(ERRCODE_DATA_CORRUPTED),

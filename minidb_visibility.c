@@ -533,6 +533,13 @@ minidb_ssi_lock_version(Relation rel, ItemPointer tid, Snapshot snapshot,
 {
 	ItemPointerData vtid;
 
+	/*
+	 * Outside serializable transactions PredicateLockTID returns at once
+	 * (no serializable transaction, no predicate lock); say so before the
+	 * lock target is computed, on every fetch.
+	 */
+	if (!IsolationIsSerializable())
+		return;
 	minidb_ssi_version_tid(tid, xmin, &vtid);
 	PredicateLockTID(rel, &vtid, snapshot, xmin);
 }
@@ -774,14 +781,40 @@ find_visible(Relation rel, ItemPointer tid, char *rec, uint32 len,
 	MinidbChainError err;
 	int			idx;
 
-	minidb_vis_arg_init(&va, snapshot, buffer);
-	if (ssi && snapshot->snapshot_type == SNAPSHOT_MVCC)
-		va.ssi_rel = rel;
+	if (likely(snapshot->snapshot_type == SNAPSHOT_MVCC))
+	{
+		/* minidb_vis_arg_init's case for MVCC, without its dispatch */
+		va.snapshot = snapshot;
+		va.buffer = buffer;
+		va.vistest = NULL;
+		va.fn = visible_mvcc;
+		va.newer_xmin = InvalidTransactionId;
+		/* only serializable transactions report conflicts out */
+		va.ssi_rel = (ssi && IsolationIsSerializable()) ? rel : NULL;
+	}
+	else
+		minidb_vis_arg_init(&va, snapshot, buffer);
 
-	idx = minidb_chain_find_visible(rec, len,
-									snapshot->snapshot_type == SNAPSHOT_MVCC ?
-									visible_mvcc_tracking : visible_tracking,
-									&va, ref, &err);
+	if (snapshot->snapshot_type == SNAPSHOT_MVCC)
+	{
+		/*
+		 * The search may skip versions (minidb_chain_find_visible_ordered)
+		 * when no newer version can be this transaction's own (it has no
+		 * xid, so it wrote nothing: the common reader), and SSI needs no
+		 * report of each version passed over.
+		 */
+		MinidbVisibleFn settled = NULL;
+
+		if (va.ssi_rel == NULL &&
+			!TransactionIdIsValid(GetTopTransactionIdIfAny()))
+			settled = visible_mvcc;
+		idx = minidb_chain_find_visible_ordered(rec, len,
+												visible_mvcc_tracking,
+												settled, &va, ref, &err);
+	}
+	else
+		idx = minidb_chain_find_visible(rec, len, visible_tracking, &va, ref,
+										&err);
 	if (idx == -2)
 		minidb_report_corruption(rel, tid, &err);
 	if (idx >= 0 && (ref->vh->vh_flags & MINIDB_V_NODATA_MASK))
