@@ -1589,37 +1589,24 @@ probe_v2(char *rec, uint32 reclen, int i, uint32 *offset, uint32 *next)
 }
 
 /*
- * V2 with the search (minidb_chain_find_visible_ordered): version 0 as
- * the walk visits it; then, while more than MINIDB_SEARCH_MIN versions are
- * left, a binary search over the rest that asks settled() about settled
- * probes.  Invariant: every version above lo is invisible, version hi
+ * V2, the search of minidb_chain_find_visible_ordered past version 0
+ * (which the caller visited; next is dir[1], checked by its link): while
+ * more than MINIDB_SEARCH_MIN versions are left, a search over the rest
+ * (MINIDB_NEXT_PROBE) that asks settled() about settled probes.  Invariant: every version above lo is invisible, version hi
  * (n: none) is visible.  A probe that is not settled, or not plainly
  * sound, ends the search: the walk goes on from lo.
  */
-static int
-find_visible_v2_ordered(char *rec, uint32 reclen, MinidbVisibleFn visible,
-						MinidbVisibleFn settled, void *arg,
-						MinidbVersionRef *ref, MinidbChainError *err)
+static pg_noinline int
+search_v2(char *rec, uint32 reclen, MinidbVisibleFn visible,
+		  MinidbVisibleFn settled, void *arg, MinidbVersionRef *ref,
+		  MinidbChainError *err, uint32 next)
 {
 	int			n = minidb_record_header(rec)->rh_nversions;
-	uint32		offset = minidb_record_dir(rec)[0];	/* checked */
-	uint32		next;
 	int			lo;
 	int			hi;
 	bool		lo_probed = false;	/* version lo-1 was a probe */
 	int			step;
 
-	if (unlikely(!check_version(rec, reclen, 0, offset, err) ||
-				 !check_link(rec, reclen, 0, offset, &next, err)))
-		return -2;
-	if (visible((MinidbVersionHeader *) (rec + offset), 0, arg))
-	{
-		if (ref)
-			fill_ref_v1(rec, reclen, 0, offset, ref);
-		if (n > 1 && unlikely(!check_last_v2(rec, reclen, err)))
-			return -2;
-		return 0;
-	}
 	step = 1;
 	lo = 1;
 	hi = n;
@@ -1668,6 +1655,36 @@ find_visible_v2_ordered(char *rec, uint32 reclen, MinidbVisibleFn visible,
 		return -1;				/* the last version was probed: tail checked */
 	return find_visible_v2_from(rec, reclen, visible, arg, ref, err, lo,
 								next);
+}
+
+/*
+ * Version 0 as the walk visits it; the search (out of line: most reads
+ * stop at version 0) for the rest.
+ */
+static pg_attribute_always_inline int
+find_visible_v2_ordered(char *rec, uint32 reclen, MinidbVisibleFn visible,
+						MinidbVisibleFn settled, void *arg,
+						MinidbVersionRef *ref, MinidbChainError *err)
+{
+	int			n = minidb_record_header(rec)->rh_nversions;
+	uint32		offset = minidb_record_dir(rec)[0];	/* checked */
+	uint32		next;
+
+	if (unlikely(!check_version(rec, reclen, 0, offset, err) ||
+				 !check_link(rec, reclen, 0, offset, &next, err)))
+		return -2;
+	if (visible((MinidbVersionHeader *) (rec + offset), 0, arg))
+	{
+		if (ref)
+			fill_ref_v1(rec, reclen, 0, offset, ref);
+		if (n > 1 && unlikely(!check_last_v2(rec, reclen, err)))
+			return -2;
+		return 0;
+	}
+	if (n - 1 <= MINIDB_SEARCH_MIN)
+		return find_visible_v2_from(rec, reclen, visible, arg, ref, err, 1,
+									next);
+	return search_v2(rec, reclen, visible, settled, arg, ref, err, next);
 }
 
 int

@@ -896,6 +896,106 @@ probe_v3(const char *rec, const V3Header *h, int i, V3Version *v)
  * rebuilt from the versions above it, so they are all checked first, as
  * the walk would have checked them.
  */
+/*
+ * The rest of v3_find_visible_ordered, past data version 0 (v0, which the
+ * caller visited and which its snapshot does not see): with search, while
+ * more than MINIDB_SEARCH_MIN data versions are left, a search over them
+ * (MINIDB_NEXT_PROBE) that asks settled() about settled probes; then, or
+ * without search, the walk.  Out of line: most reads stop at version 0.
+ */
+static pg_noinline int
+search_v3(char *rec, const V3Header *h, const V3Version *v0,
+		  MinidbVisibleFn visible, MinidbVisibleFn settled, void *arg,
+		  MinidbVersionRef *r, MinidbChainError *err, bool search)
+{
+	uint32		end = v0->end;
+	uint32		prevlen = v0->datalen;
+	V3Version	v = *v0;
+	int			lo;
+	int			hi;
+	bool		lo_probed = false;
+	int			step;
+	int			i;
+
+	step = search ? 1 : 0;
+	lo = 1;
+	hi = h->n;
+	while (search && hi - lo > MINIDB_SEARCH_MIN)
+	{
+		int			mid = MINIDB_NEXT_PROBE(lo, hi, step);
+		V3Version	pv;
+
+		if (!probe_v3(rec, h, mid, &pv) ||
+			!MINIDB_VERSION_SETTLED(pv.vh->vh_flags))
+			break;
+		if (settled((MinidbVersionHeader *) pv.vh, walker_index(h, mid),
+					arg))
+		{
+			hi = mid;
+			if (step > 0)
+				step *= 2;
+		}
+		else
+		{
+			lo = mid + 1;
+			step = 0;			/* bracketed: bisect */
+			lo_probed = true;
+			v = pv;
+		}
+	}
+	if (lo_probed)
+	{
+		/* the version above lo, asked as the walk would ask it last */
+		fill_ref(rec, h, lo - 1, &v, r);
+		if (visible(r->vh, r->index, arg))
+		{
+			/* settled() said no: keep to what visible() says */
+			lo = lo - 1;
+			goto hit;
+		}
+		end = v.end;
+		prevlen = v.datalen;
+	}
+	for (i = lo; i < h->n; i++)
+	{
+		uint32		start = next_start(h, i, end);
+
+		end = version_end(rec, h, i);
+		if (!check_version(rec, h, i, start, end, prevlen, &v, err))
+			return -2;
+		fill_ref(rec, h, i, &v, r);
+		if (visible(r->vh, r->index, arg))
+		{
+			lo = i;
+			goto hit;
+		}
+		prevlen = v.datalen;
+	}
+	return -1;
+
+hit:
+	if (v.delta && lo_probed)
+	{
+		/* rebuilt from the versions above: check them as the walk would */
+		uint32		e = 0;
+		uint32		plen = R3_PREVLEN_UNKNOWN;
+		V3Version	cv;
+
+		for (int j = 0; j <= lo; j++)
+		{
+			uint32		start = next_start(h, j, e);
+
+			e = version_end(rec, h, j);
+			if (!check_version(rec, h, j, start, e, plen, &cv, err))
+				return -2;
+			plen = cv.datalen;
+		}
+	}
+	if (lo < h->n - 1 && !check_last(rec, h, err))
+		return -2;
+	return r->index;
+}
+
 int
 v3_find_visible_ordered(char *rec, uint32 reclen, MinidbVisibleFn visible,
 						MinidbVisibleFn settled, void *arg,
@@ -906,12 +1006,6 @@ v3_find_visible_ordered(char *rec, uint32 reclen, MinidbVisibleFn visible,
 	V3Header	h;
 	V3Version	v;
 	uint32		end;
-	uint32		prevlen;
-	int			lo;
-	int			hi;
-	bool		lo_probed = false;
-	int			step;
-	int			i;
 
 	if (!check_header(rec, reclen, &h, err))
 		return -2;
@@ -942,84 +1036,8 @@ v3_find_visible_ordered(char *rec, uint32 reclen, MinidbVisibleFn visible,
 			return -2;
 		return r->index;
 	}
-	prevlen = v.datalen;
-	step = 1;
-	lo = 1;
-	hi = h.n;
-	while (hi - lo > MINIDB_SEARCH_MIN)
-	{
-		int			mid = MINIDB_NEXT_PROBE(lo, hi, step);
-		V3Version	pv;
-
-		if (!probe_v3(rec, &h, mid, &pv) ||
-			!MINIDB_VERSION_SETTLED(pv.vh->vh_flags))
-			break;
-		if (settled((MinidbVersionHeader *) pv.vh, walker_index(&h, mid),
-					arg))
-		{
-			hi = mid;
-			if (step > 0)
-				step *= 2;
-		}
-		else
-		{
-			lo = mid + 1;
-			step = 0;			/* bracketed: bisect */
-			lo_probed = true;
-			v = pv;
-		}
-	}
-	if (lo_probed)
-	{
-		/* the version above lo, asked as the walk would ask it last */
-		fill_ref(rec, &h, lo - 1, &v, r);
-		if (visible(r->vh, r->index, arg))
-		{
-			/* settled() said no: keep to what visible() says */
-			lo = lo - 1;
-			goto hit;
-		}
-		end = v.end;
-		prevlen = v.datalen;
-	}
-	for (i = lo; i < h.n; i++)
-	{
-		uint32		start = next_start(&h, i, end);
-
-		end = version_end(rec, &h, i);
-		if (!check_version(rec, &h, i, start, end, prevlen, &v, err))
-			return -2;
-		fill_ref(rec, &h, i, &v, r);
-		if (visible(r->vh, r->index, arg))
-		{
-			lo = i;
-			goto hit;
-		}
-		prevlen = v.datalen;
-	}
-	return -1;
-
-hit:
-	if (v.delta && lo_probed)
-	{
-		/* rebuilt from the versions above: check them as the walk would */
-		uint32		e = 0;
-		uint32		plen = R3_PREVLEN_UNKNOWN;
-		V3Version	cv;
-
-		for (int j = 0; j <= lo; j++)
-		{
-			uint32		start = next_start(&h, j, e);
-
-			e = version_end(rec, &h, j);
-			if (!check_version(rec, &h, j, start, e, plen, &cv, err))
-				return -2;
-			plen = cv.datalen;
-		}
-	}
-	if (lo < h.n - 1 && !check_last(rec, &h, err))
-		return -2;
-	return r->index;
+	return search_v3(rec, &h, &v, visible, settled, arg, r, err,
+					 h.n - 1 > MINIDB_SEARCH_MIN);
 }
 
 

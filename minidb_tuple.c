@@ -372,75 +372,10 @@ minidb_attributes_damage(TupleDesc desc, const MinidbVersionData *v)
 }
 
 /*
- * The common case of minidb_attributes_damage in one pass over a
- * materialized tuple, without its messages: fixed-length attributes and
- * in-line varlenas (short or 4-byte headers), no cstrings, no TOAST
- * pointers.  True implies that minidb_attributes_damage finds nothing;
- * false sends the tuple through it, to find out what, if anything, is
- * wrong (a TOAST pointer or a cstring column is not damage).  Every read
- * runs this on every row it hands out, so it is kept branch-light.
- */
-static pg_attribute_always_inline bool
-tuple_layout_plainly_valid(TupleDesc desc, HeapTuple tuple)
-{
-	HeapTupleHeader td = tuple->t_data;
-	int			natts = HeapTupleHeaderGetNatts(td);
-	bool		hasnull = (td->t_infomask & HEAP_HASNULL) != 0;
-	const bits8 *bp = td->t_bits;
-	const char *dp = (const char *) td + td->t_hoff;
-	uint32		len = tuple->t_len - td->t_hoff;
-	uint32		off = 0;
-	bool		anynull = false;
-	bool		varwidth = false;
-
-	if (natts > desc->natts)
-		return false;
-	for (int i = 0; i < natts; i++)
-	{
-		Form_pg_attribute att = TupleDescAttr(desc, i);
-
-		if (hasnull && att_isnull(i, bp))
-		{
-			anynull = true;
-			continue;
-		}
-		if (att->attlen > 0)
-		{
-			off = att_align_nominal(off, att->attalign);
-			off += att->attlen;
-			if (off > len)
-				return false;
-			continue;
-		}
-		if (att->attlen != -1 || off >= len)
-			return false;
-		varwidth = true;
-		/* aligned unless a non-pad byte starts it, as deforming does */
-		off = att_align_pointer(off, att->attalign, -1, dp + off);
-		if (off >= len || VARATT_IS_EXTERNAL(dp + off))
-			return false;
-		if (VARATT_IS_SHORT(dp + off))
-			off += VARSIZE_SHORT(dp + off);
-		else
-		{
-			uint32		size;
-
-			if ((uint64) off + VARHDRSZ > len)
-				return false;
-			size = VARSIZE_4B(dp + off);
-			if (size < VARHDRSZ)
-				return false;
-			off += size;
-		}
-		if (off > len)
-			return false;
-	}
-	return off == len && anynull == hasnull &&
-		varwidth == ((td->t_infomask & HEAP_HASVARWIDTH) != 0) &&
-		!(td->t_infomask & HEAP_HASEXTERNAL);
-}
-
-/*
+ * minidb_check_tuple_layout (minidb_tuple.h) when its shortcut did not
+ * accept the tuple; in assert-enabled builds, also when it did, to prove
+ * that the shortcut never accepts what this refuses.
+ *
  * A version about to be handed out as tuple (materialized from a record of
  * rel) in a slot of descriptor desc (the relation's, or during a table
  * rewrite its old one): its attributes must lie within its data
@@ -449,22 +384,16 @@ tuple_layout_plainly_valid(TupleDesc desc, HeapTuple tuple)
  * damaged would read past it.
  */
 void
-minidb_check_tuple_layout(Relation rel, TupleDesc desc, HeapTuple tuple)
+minidb_check_tuple_layout_full(Relation rel, TupleDesc desc, HeapTuple tuple)
 {
 	MinidbVersionData v;
 	char	   *why;
 
-	if (likely(tuple_layout_plainly_valid(desc, tuple)))
-	{
-#ifdef USE_ASSERT_CHECKING
-		/* the shortcut must never accept what the full check refuses */
-		minidb_version_from_tuple(tuple, InvalidTransactionId, 0, &v);
-		Assert(minidb_attributes_damage(desc, &v) == NULL);
-#endif
-		return;
-	}
 	minidb_version_from_tuple(tuple, InvalidTransactionId, 0, &v);
-	if ((why = minidb_attributes_damage(desc, &v)) == NULL)
+	why = minidb_attributes_damage(desc, &v);
+	/* the shortcut must never accept what the full check refuses */
+	Assert(why == NULL || !minidb_tuple_layout_plainly_valid(desc, tuple));
+	if (why == NULL)
 		return;
 	ereport(ERROR,
 			(errcode(ERRCODE_DATA_CORRUPTED),

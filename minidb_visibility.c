@@ -37,9 +37,14 @@
 #include "minidb_wal.h"
 #include "minidb_visibility.h"
 
-static int	find_visible(Relation rel, ItemPointer tid, char *rec, uint32 len,
-						 Snapshot snapshot, Buffer buffer,
-						 MinidbVersionRef *ref, TransactionId *xmax, bool ssi);
+static pg_attribute_always_inline int find_visible(Relation rel,
+													ItemPointer tid,
+													char *rec, uint32 len,
+													Snapshot snapshot,
+													Buffer buffer,
+													MinidbVersionRef *ref,
+													TransactionId *xmax,
+													bool ssi);
 
 /* The hint on a version, or on the record end a virtual marker stands for */
 static inline void
@@ -526,20 +531,18 @@ minidb_ssi_version_tid(ItemPointer tid, TransactionId xmin,
 	ItemPointerSet(vtid, ItemPointerGetBlockNumber(tid), (OffsetNumber) off);
 }
 
-/* A reader returns version xmin of the row at tid: take its SIREAD lock */
+/*
+ * A reader returns version xmin of the row at tid: take its SIREAD lock.
+ * Only serializable transactions take one (minidb_ssi_lock_version in
+ * minidb_visibility.h returns at once otherwise, as PredicateLockTID
+ * would, before the lock target is computed on every fetch).
+ */
 void
-minidb_ssi_lock_version(Relation rel, ItemPointer tid, Snapshot snapshot,
-						TransactionId xmin)
+minidb_ssi_lock_version_serializable(Relation rel, ItemPointer tid,
+									 Snapshot snapshot, TransactionId xmin)
 {
 	ItemPointerData vtid;
 
-	/*
-	 * Outside serializable transactions PredicateLockTID returns at once
-	 * (no serializable transaction, no predicate lock); say so before the
-	 * lock target is computed, on every fetch.
-	 */
-	if (!IsolationIsSerializable())
-		return;
 	minidb_ssi_version_tid(tid, xmin, &vtid);
 	PredicateLockTID(rel, &vtid, snapshot, xmin);
 }
@@ -772,7 +775,7 @@ minidb_snapshot_version(Relation rel, ItemPointer tid, char *rec, uint32 len,
 						false);
 }
 
-static int
+static pg_attribute_always_inline int
 find_visible(Relation rel, ItemPointer tid, char *rec, uint32 len,
 			 Snapshot snapshot, Buffer buffer, MinidbVersionRef *ref,
 			 TransactionId *xmax, bool ssi)
