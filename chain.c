@@ -1590,9 +1590,9 @@ probe_v2(char *rec, uint32 reclen, int i, uint32 *offset, uint32 *next)
 
 /*
  * V2, the search of minidb_chain_find_visible_ordered past version 0
- * (which the caller visited; next is dir[1], checked by its link): while
- * more than MINIDB_SEARCH_MIN versions are left, a search over the rest
- * (MINIDB_NEXT_PROBE) that asks settled() about settled probes.  Invariant: every version above lo is invisible, version hi
+ * (which the caller visited; next is dir[1], checked by its link), over
+ * versions 1..n-1 (MINIDB_NEXT_PROBE), asking settled() about settled
+ * probes.  Invariant: every version above lo is invisible, version hi
  * (n: none) is visible.  A probe that is not settled, or not plainly
  * sound, ends the search: the walk goes on from lo.
  */
@@ -1602,17 +1602,14 @@ search_v2(char *rec, uint32 reclen, MinidbVisibleFn visible,
 		  MinidbChainError *err, uint32 next)
 {
 	int			n = minidb_record_header(rec)->rh_nversions;
-	int			lo;
-	int			hi;
+	int			lo = 1;
+	int			hi = n;
 	bool		lo_probed = false;	/* version lo-1 was a probe */
-	int			step;
+	int			d = 1;			/* galloping: the next probe is n - d */
 
-	step = 1;
-	lo = 1;
-	hi = n;
-	while (hi - lo > MINIDB_SEARCH_MIN)
+	while (lo < hi)
 	{
-		int			mid = MINIDB_NEXT_PROBE(lo, hi, step);
+		int			mid = MINIDB_NEXT_PROBE(lo, hi, n, d);
 		uint32		moff;
 		uint32		mnext;
 		MinidbVersionHeader *vh;
@@ -1625,13 +1622,12 @@ search_v2(char *rec, uint32 reclen, MinidbVisibleFn visible,
 		if (settled(vh, mid, arg))
 		{
 			hi = mid;
-			if (step > 0)
-				step *= 2;
+			d *= 2;
 		}
 		else
 		{
 			lo = mid + 1;
-			step = 0;			/* bracketed: bisect */
+			d = 0;				/* bracketed: bisect */
 			lo_probed = true;
 			next = mnext;		/* dir[lo], checked by the probe's link */
 		}
@@ -1651,8 +1647,18 @@ search_v2(char *rec, uint32 reclen, MinidbVisibleFn visible,
 			return lo - 1;
 		}
 	}
+	if (lo == hi && hi < n)
+	{
+		/* converged on a probe settled() accepted: the hit */
+		if (ref)
+			fill_ref_v1(rec, reclen, hi, minidb_record_dir(rec)[hi], ref);
+		if (hi < n - 1 && unlikely(!check_last_v2(rec, reclen, err)))
+			return -2;
+		return hi;
+	}
 	if (lo >= n)
 		return -1;				/* the last version was probed: tail checked */
+	/* the search stopped at a probe it could not use: walk from lo */
 	return find_visible_v2_from(rec, reclen, visible, arg, ref, err, lo,
 								next);
 }

@@ -593,15 +593,16 @@ extern int	minidb_chain_find_visible(char *rec, uint32 reclen,
  * bits and nothing else.  Then the result is the linear walk's.
  *
  * V2 and V3: the walker asks visible about version 0 (a V3 row's end and
- * data version 0) as minidb_chain_find_visible does.  While more than
- * MINIDB_SEARCH_MIN versions are left it binary-searches them, asking
- * settled about settled probes, each checked in full first; a probe that
- * is not settled, or whose directory entry or header is not plainly sound,
- * ends the search and the walk continues, version by version, from the
- * newest version not yet ruled out.  It asks visible about the version
- * just above the one it returns (or the last one, when it returns -1), so
- * that a predicate that remembers the last version passed over (the
- * visible version's xmax) ends as after a linear walk.  The tail check is
+ * data version 0) as minidb_chain_find_visible does.  When more than
+ * MINIDB_SEARCH_MIN versions are left it searches them (MINIDB_NEXT_PROBE),
+ * asking settled about settled probes, each checked in full first; a
+ * probe that is not settled, or whose directory entry or header is not
+ * plainly sound, ends the search and the walk continues, version by
+ * version, from the newest version not yet ruled out.  A search that
+ * converges returns the probe settled accepted.  The walker asks visible
+ * about the version just above the one it returns (or the last one, when
+ * it returns -1), so that a predicate that remembers the last version
+ * passed over (the visible version's xmax) ends as after a linear walk.  The tail check is
  * kept; a hit stored as a V3 difference has every version above it
  * checked (it is rebuilt from them).  What a read does not visit it does
  * not check: damage in a skipped version is left to validate, the
@@ -609,16 +610,16 @@ extern int	minidb_chain_find_visible(char *rec, uint32 reclen,
  * hit (see "What a read checks" above).  V1 records, and settled == NULL,
  * take minidb_chain_find_visible.
  */
-#define MINIDB_SEARCH_MIN		3	/* versions left below which to walk */
+#define MINIDB_SEARCH_MIN		3	/* versions past 0 below which to walk */
 /*
- * The search's next probe between lo and hi: galloping up from the oldest
- * version (hi - 1, hi - 2, hi - 4, ... while they are visible; step > 0),
- * since old snapshots are the readers that skip, then bisecting once a
- * probe was not visible (step 0).
+ * The search's next probe in [lo, hi) of a record of n versions: galloping
+ * up from the oldest version (n-1, n-2, n-4, ... while they are visible;
+ * d > 0), since old snapshots are the readers that skip, then bisecting
+ * once a probe was not visible (d == 0).  The oldest reader of a hinted
+ * chain asks two questions (n-1 seen, n-2 not) and the one above the hit.
  */
-#define MINIDB_NEXT_PROBE(lo, hi, step) \
-	((step) > 0 && (hi) - (step) >= (lo) ? (hi) - (step) : \
-	 (lo) + ((hi) - (lo)) / 2)
+#define MINIDB_NEXT_PROBE(lo, hi, n, d) \
+	((d) > 0 && (n) - (d) >= (lo) ? (n) - (d) : (lo) + ((hi) - (lo)) / 2)
 #define MINIDB_VERSION_SETTLED(flags) \
 	(((flags) & (MINIDB_V_XMIN_COMMITTED | MINIDB_V_FROZEN)) != 0 && \
 	 ((flags) & MINIDB_V_XMIN_ABORTED) == 0)

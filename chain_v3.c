@@ -886,22 +886,12 @@ probe_v3(const char *rec, const V3Header *h, int i, V3Version *v)
 }
 
 /*
- * The fast walker with the search (minidb_chain_find_visible_ordered):
- * the row's end and data version 0 as v3_find_visible visits them; then,
- * while more than MINIDB_SEARCH_MIN data versions are left, a binary
- * search over them that asks settled() about settled probes.  Invariant:
- * every data version above lo is invisible, version hi (n: none) is
- * visible.  A probe that is not settled, or not plainly sound, ends the
- * search, and the walk goes on from lo.  A hit stored as a difference is
- * rebuilt from the versions above it, so they are all checked first, as
- * the walk would have checked them.
- */
-/*
  * The rest of v3_find_visible_ordered, past data version 0 (v0, which the
- * caller visited and which its snapshot does not see): with search, while
- * more than MINIDB_SEARCH_MIN data versions are left, a search over them
- * (MINIDB_NEXT_PROBE) that asks settled() about settled probes; then, or
- * without search, the walk.  Out of line: most reads stop at version 0.
+ * caller visited and which its snapshot does not see): with search, a
+ * search over data versions 1..n-1 (MINIDB_NEXT_PROBE) that asks settled()
+ * about settled probes; the walk from where it stopped unless it
+ * converged (or without search, from version 1).  Out of line: most reads
+ * stop at version 0.
  */
 static pg_noinline int
 search_v3(char *rec, const V3Header *h, const V3Version *v0,
@@ -911,18 +901,16 @@ search_v3(char *rec, const V3Header *h, const V3Version *v0,
 	uint32		end = v0->end;
 	uint32		prevlen = v0->datalen;
 	V3Version	v = *v0;
-	int			lo;
-	int			hi;
+	V3Version	hv;				/* version hi, when a probe */
+	int			lo = 1;
+	int			hi = h->n;
 	bool		lo_probed = false;
-	int			step;
+	int			d = 1;			/* galloping: the next probe is n - d */
 	int			i;
 
-	step = search ? 1 : 0;
-	lo = 1;
-	hi = h->n;
-	while (search && hi - lo > MINIDB_SEARCH_MIN)
+	while (search && lo < hi)
 	{
-		int			mid = MINIDB_NEXT_PROBE(lo, hi, step);
+		int			mid = MINIDB_NEXT_PROBE(lo, hi, h->n, d);
 		V3Version	pv;
 
 		if (!probe_v3(rec, h, mid, &pv) ||
@@ -932,13 +920,13 @@ search_v3(char *rec, const V3Header *h, const V3Version *v0,
 					arg))
 		{
 			hi = mid;
-			if (step > 0)
-				step *= 2;
+			hv = pv;
+			d *= 2;
 		}
 		else
 		{
 			lo = mid + 1;
-			step = 0;			/* bracketed: bisect */
+			d = 0;				/* bracketed: bisect */
 			lo_probed = true;
 			v = pv;
 		}
@@ -955,6 +943,14 @@ search_v3(char *rec, const V3Header *h, const V3Version *v0,
 		}
 		end = v.end;
 		prevlen = v.datalen;
+	}
+	if (search && lo == hi && hi < h->n)
+	{
+		/* converged on a probe settled() accepted: the hit */
+		v = hv;
+		fill_ref(rec, h, hi, &v, r);
+		lo_probed = true;		/* unchecked against its newer neighbour */
+		goto hit;
 	}
 	for (i = lo; i < h->n; i++)
 	{
@@ -996,6 +992,16 @@ hit:
 	return r->index;
 }
 
+/*
+ * The fast walker with the search (minidb_chain_find_visible_ordered):
+ * the row's end and data version 0 as v3_find_visible visits them; then,
+ * when more than MINIDB_SEARCH_MIN data versions are left, the search
+ * (search_v3).  Invariant: every data version above lo is invisible,
+ * version hi (n: none) is visible.  A probe that is not settled, or not
+ * plainly sound, ends the search, and the walk goes on from lo.  A hit
+ * stored as a difference is rebuilt from the versions above it, so they
+ * are all checked first, as the walk would have checked them.
+ */
 int
 v3_find_visible_ordered(char *rec, uint32 reclen, MinidbVisibleFn visible,
 						MinidbVisibleFn settled, void *arg,
