@@ -109,7 +109,7 @@ minidb_tuple_layout_plainly_valid(TupleDesc desc, HeapTuple tuple)
  * (minidb_check_tuple_layout_full says what is wrong).  Inline, so that
  * the common case costs every row no call.
  */
-static inline void
+static pg_attribute_always_inline void
 minidb_check_tuple_layout(Relation rel, TupleDesc desc, HeapTuple tuple)
 {
 #ifndef USE_ASSERT_CHECKING
