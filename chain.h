@@ -113,6 +113,10 @@
  *	  A V3 DELTA version is checked against its newer neighbour (its prefix
  *	  and suffix must fit that version's data), which a reader of it has
  *	  visited first.
+ *	  An old snapshot's search (minidb_chain_find_visible_ordered) visits
+ *	  only the versions it probes: damage in a version it skips is, like
+ *	  damage below a hit, left to validate, the iterator and the reads
+ *	  that visit it.
  *
  * Builders make records of the format in minidb_record_format (the GUC
  * minidb.record_format; default V3) or of the format they are given.
