@@ -1524,14 +1524,14 @@ minidb_chain_iter_next(MinidbChainIter *it, MinidbVersionRef *ref,
  * last version alone (the tail check without a walk).
  */
 static pg_attribute_always_inline int
-find_visible_v2(char *rec, uint32 reclen, MinidbVisibleFn visible,
-				void *arg, MinidbVersionRef *ref, MinidbChainError *err)
+find_visible_v2_from(char *rec, uint32 reclen, MinidbVisibleFn visible,
+					 void *arg, MinidbVersionRef *ref, MinidbChainError *err,
+					 int from, uint32 offset)
 {
 	int			n = minidb_record_header(rec)->rh_nversions;
-	uint32		offset = minidb_record_dir(rec)[0];	/* checked */
 	int			i;
 
-	for (i = 0; i < n; i++)
+	for (i = from; i < n; i++)
 	{
 		MinidbVersionHeader *vh = (MinidbVersionHeader *) (rec + offset);
 		uint32		next;
@@ -1554,6 +1554,167 @@ find_visible_v2(char *rec, uint32 reclen, MinidbVisibleFn visible,
 		offset = next;
 	}
 	return -1;
+}
+
+static pg_attribute_always_inline int
+find_visible_v2(char *rec, uint32 reclen, MinidbVisibleFn visible,
+				void *arg, MinidbVersionRef *ref, MinidbChainError *err)
+{
+	/* dir[0] was checked with the header */
+	return find_visible_v2_from(rec, reclen, visible, arg, ref, err, 0,
+								minidb_record_dir(rec)[0]);
+}
+
+/*
+ * V2: version i (1 <= i < n), reached through its directory entry alone,
+ * for the search below: its offset sane (MAXALIGNed, past the room i
+ * minimal versions need), the version checked in full with its link to
+ * the next entry (or the record's end).  False when anything is off: the
+ * search then leaves the version to the walk, which reports the damage
+ * as it always did.  *next gets the next version's offset.
+ */
+static pg_attribute_always_inline bool
+probe_v2(char *rec, uint32 reclen, int i, uint32 *offset, uint32 *next)
+{
+	int			n = minidb_record_header(rec)->rh_nversions;
+	MinidbChainError scratch;
+
+	*offset = minidb_record_dir(rec)[i];
+	if (*offset != MAXALIGN(*offset) ||
+		*offset < MINIDB_V2_DATA_START(n) +
+		(uint32) i * MAXALIGN(MINIDB_V1_VERSION_HDRSZ))
+		return false;
+	return check_version(rec, reclen, i, *offset, &scratch) &&
+		check_link(rec, reclen, i, *offset, next, &scratch);
+}
+
+/*
+ * V2, the search of minidb_chain_find_visible_ordered past version 0
+ * (which the caller visited; next is dir[1], checked by its link), over
+ * versions 1..n-1 (MINIDB_NEXT_PROBE), asking settled() about settled
+ * probes.  Invariant: every version above lo is invisible, version hi
+ * (n: none) is visible.  A probe that is not settled, or not plainly
+ * sound, ends the search: the walk goes on from lo.
+ */
+static pg_noinline int
+search_v2(char *rec, uint32 reclen, MinidbVisibleFn visible,
+		  MinidbVisibleFn settled, void *arg, MinidbVersionRef *ref,
+		  MinidbChainError *err, uint32 next)
+{
+	int			n = minidb_record_header(rec)->rh_nversions;
+	int			lo = 1;
+	int			hi = n;
+	bool		lo_probed = false;	/* version lo-1 was a probe */
+	int			d = 1;			/* galloping: the next probe is n - d */
+
+	while (lo < hi)
+	{
+		int			mid = MINIDB_NEXT_PROBE(lo, hi, n, d);
+		uint32		moff;
+		uint32		mnext;
+		MinidbVersionHeader *vh;
+
+		if (!probe_v2(rec, reclen, mid, &moff, &mnext))
+			break;
+		vh = (MinidbVersionHeader *) (rec + moff);
+		if (!MINIDB_VERSION_SETTLED(vh->vh_flags))
+			break;
+		if (settled(vh, mid, arg))
+		{
+			hi = mid;
+			d *= 2;
+		}
+		else
+		{
+			lo = mid + 1;
+			d = 0;				/* bracketed: bisect */
+			lo_probed = true;
+			next = mnext;		/* dir[lo], checked by the probe's link */
+		}
+	}
+	if (lo_probed)
+	{
+		/* the version above lo, asked as the walk would ask it last */
+		uint32		aoff = minidb_record_dir(rec)[lo - 1];	/* probed */
+
+		if (visible((MinidbVersionHeader *) (rec + aoff), lo - 1, arg))
+		{
+			/* settled() said no: keep to what visible() says */
+			if (ref)
+				fill_ref_v1(rec, reclen, lo - 1, aoff, ref);
+			if (unlikely(!check_last_v2(rec, reclen, err)))
+				return -2;
+			return lo - 1;
+		}
+	}
+	if (lo == hi && hi < n)
+	{
+		/* converged on a probe settled() accepted: the hit */
+		if (ref)
+			fill_ref_v1(rec, reclen, hi, minidb_record_dir(rec)[hi], ref);
+		if (hi < n - 1 && unlikely(!check_last_v2(rec, reclen, err)))
+			return -2;
+		return hi;
+	}
+	if (lo >= n)
+		return -1;				/* the last version was probed: tail checked */
+	/* the search stopped at a probe it could not use: walk from lo */
+	return find_visible_v2_from(rec, reclen, visible, arg, ref, err, lo,
+								next);
+}
+
+/*
+ * Version 0 as the walk visits it; the search (out of line: most reads
+ * stop at version 0) for the rest.
+ */
+static pg_attribute_always_inline int
+find_visible_v2_ordered(char *rec, uint32 reclen, MinidbVisibleFn visible,
+						MinidbVisibleFn settled, void *arg,
+						MinidbVersionRef *ref, MinidbChainError *err)
+{
+	int			n = minidb_record_header(rec)->rh_nversions;
+	uint32		offset = minidb_record_dir(rec)[0];	/* checked */
+	uint32		next;
+
+	if (unlikely(!check_version(rec, reclen, 0, offset, err) ||
+				 !check_link(rec, reclen, 0, offset, &next, err)))
+		return -2;
+	if (visible((MinidbVersionHeader *) (rec + offset), 0, arg))
+	{
+		if (ref)
+			fill_ref_v1(rec, reclen, 0, offset, ref);
+		if (n > 1 && unlikely(!check_last_v2(rec, reclen, err)))
+			return -2;
+		return 0;
+	}
+	if (n - 1 <= MINIDB_SEARCH_MIN)
+		return find_visible_v2_from(rec, reclen, visible, arg, ref, err, 1,
+									next);
+	return search_v2(rec, reclen, visible, settled, arg, ref, err, next);
+}
+
+int
+minidb_chain_find_visible_ordered(char *rec, uint32 reclen,
+								  MinidbVisibleFn visible,
+								  MinidbVisibleFn settled, void *arg,
+								  MinidbVersionRef *ref,
+								  MinidbChainError *err)
+{
+	if (settled == NULL || reclen < 1)
+		return minidb_chain_find_visible(rec, reclen, visible, arg, ref, err);
+	if (minidb_record_format_of(rec) == MINIDB_FORMAT_V3)
+		return v3_find_visible_ordered(rec, reclen, visible, settled, arg,
+									   ref, err);
+	if (minidb_record_format_of(rec) == MINIDB_FORMAT_V2)
+	{
+		if (!check_record_header(rec, reclen, err) ||
+			!check_dir_head(rec, err))
+			return -2;
+		return find_visible_v2_ordered(rec, reclen, visible, settled, arg,
+									   ref, err);
+	}
+	/* V1 walks to the tail on every read: nothing to gain */
+	return minidb_chain_find_visible(rec, reclen, visible, arg, ref, err);
 }
 
 int

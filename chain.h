@@ -113,6 +113,10 @@
  *	  A V3 DELTA version is checked against its newer neighbour (its prefix
  *	  and suffix must fit that version's data), which a reader of it has
  *	  visited first.
+ *	  An old snapshot's search (minidb_chain_find_visible_ordered) visits
+ *	  only the versions it probes: damage in a version it skips is, like
+ *	  damage below a hit, left to validate, the iterator and the reads
+ *	  that visit it.
  *
  * Builders make records of the format in minidb_record_format (the GUC
  * minidb.record_format; default V3) or of the format they are given.
@@ -576,6 +580,60 @@ extern int	minidb_chain_find_visible(char *rec, uint32 reclen,
 									  MinidbVisibleFn visible, void *arg,
 									  MinidbVersionRef *ref,
 									  MinidbChainError *err);
+
+/*
+ * The fast walker for a predicate that follows the record's commit order,
+ * allowed to skip versions instead of asking about each (the old reader
+ * of a deep chain).  Versions are prepended in commit order (a writer
+ * waits until the head's xmin, if another transaction's, has ended), so
+ * among the versions whose hint says committed or frozen ("settled"), an
+ * MVCC snapshot sees a suffix: if it does not see a settled version, it
+ * sees no newer one either, provided the reading transaction wrote none
+ * of them (then nothing newer can be its own, visible by command id).
+ *
+ * The caller promises, for every settled version v (MINIDB_VERSION_SETTLED
+ * of its flags): settled(v) == visible(v), and if settled(v) is false then
+ * visible is false for every version newer than v.  settled may set hint
+ * bits and nothing else.  Then the result is the linear walk's.
+ *
+ * V2 and V3: the walker asks visible about version 0 (a V3 row's end and
+ * data version 0) as minidb_chain_find_visible does.  When more than
+ * MINIDB_SEARCH_MIN versions are left it searches them (MINIDB_NEXT_PROBE),
+ * asking settled about settled probes, each checked in full first; a
+ * probe that is not settled, or whose directory entry or header is not
+ * plainly sound, ends the search and the walk continues, version by
+ * version, from the newest version not yet ruled out.  A search that
+ * converges returns the probe settled accepted.  The walker asks visible
+ * about the version just above the one it returns (or the last one, when
+ * it returns -1), so that a predicate that remembers the last version
+ * passed over (the visible version's xmax) ends as after a linear walk.  The tail check is
+ * kept; a hit stored as a V3 difference has every version above it
+ * checked (it is rebuilt from them).  What a read does not visit it does
+ * not check: damage in a skipped version is left to validate, the
+ * iterator and the reads that visit it, as for the versions below the
+ * hit (see "What a read checks" above).  V1 records, and settled == NULL,
+ * take minidb_chain_find_visible.
+ */
+#define MINIDB_SEARCH_MIN		3	/* versions past 0 below which to walk */
+/*
+ * The search's next probe in [lo, hi) of a record of n versions: galloping
+ * up from the oldest version (n-1, n-2, n-4, ... while they are visible;
+ * d > 0), since old snapshots are the readers that skip, then bisecting
+ * once a probe was not visible (d == 0).  The oldest reader of a hinted
+ * chain asks two questions (n-1 seen, n-2 not) and the one above the hit.
+ */
+#define MINIDB_NEXT_PROBE(lo, hi, n, d) \
+	((d) > 0 && (n) - (d) >= (lo) ? (n) - (d) : (lo) + ((hi) - (lo)) / 2)
+#define MINIDB_VERSION_SETTLED(flags) \
+	(((flags) & (MINIDB_V_XMIN_COMMITTED | MINIDB_V_FROZEN)) != 0 && \
+	 ((flags) & MINIDB_V_XMIN_ABORTED) == 0)
+
+extern int	minidb_chain_find_visible_ordered(char *rec, uint32 reclen,
+											  MinidbVisibleFn visible,
+											  MinidbVisibleFn settled,
+											  void *arg,
+											  MinidbVersionRef *ref,
+											  MinidbChainError *err);
 
 /*
  * Read one version found by a walker (the record unchanged since).  A FULL

@@ -31,6 +31,11 @@ extern bool v3_iter_next(MinidbChainIter *it, MinidbVersionRef *ref,
 extern int	v3_find_visible(char *rec, uint32 reclen, MinidbVisibleFn visible,
 							void *arg, MinidbVersionRef *ref,
 							MinidbChainError *err);
+extern int	v3_find_visible_ordered(char *rec, uint32 reclen,
+									MinidbVisibleFn visible,
+									MinidbVisibleFn settled, void *arg,
+									MinidbVersionRef *ref,
+									MinidbChainError *err);
 extern uint32 v3_build(char *out, uint32 outsize, const MinidbVersionData *v,
 					   const MinidbRecordEnd *extra);
 extern uint32 v3_prepend(char *out, uint32 outsize, const char *rec,

@@ -866,6 +866,187 @@ v3_find_visible(char *rec, uint32 reclen, MinidbVisibleFn visible, void *arg,
 }
 
 
+/*
+ * Data version i (1 <= i < n) reached through the trailer alone, for the
+ * search below: where it starts no earlier than i minimal versions allow,
+ * checked without the bound of its prefix and suffix (its newer neighbour
+ * was not visited).  False when anything is off: the search then leaves
+ * the version to the walk, which reports the damage as it always did.
+ */
+static pg_attribute_always_inline bool
+probe_v3(const char *rec, const V3Header *h, int i, V3Version *v)
+{
+	MinidbChainError scratch;
+	uint32		start = TYPEALIGN(R3_VERSION_ALIGN, version_end(rec, h, i - 1));
+
+	if (start < h->start0 + (uint32) i * MINIDB_VERSION_HDRSZ)
+		return false;
+	return check_version(rec, h, i, start, version_end(rec, h, i),
+						 R3_PREVLEN_UNKNOWN, v, &scratch);
+}
+
+/*
+ * The rest of v3_find_visible_ordered, past data version 0 (v0, which the
+ * caller visited and which its snapshot does not see): with search, a
+ * search over data versions 1..n-1 (MINIDB_NEXT_PROBE) that asks settled()
+ * about settled probes; the walk from where it stopped unless it
+ * converged (or without search, from version 1).  Out of line: most reads
+ * stop at version 0.
+ */
+static pg_noinline int
+search_v3(char *rec, const V3Header *h, const V3Version *v0,
+		  MinidbVisibleFn visible, MinidbVisibleFn settled, void *arg,
+		  MinidbVersionRef *r, MinidbChainError *err, bool search)
+{
+	uint32		end = v0->end;
+	uint32		prevlen = v0->datalen;
+	V3Version	v = *v0;
+	V3Version	hv;				/* version hi, when a probe */
+	int			lo = 1;
+	int			hi = h->n;
+	bool		lo_probed = false;
+	int			d = 1;			/* galloping: the next probe is n - d */
+	int			i;
+
+	while (search && lo < hi)
+	{
+		int			mid = MINIDB_NEXT_PROBE(lo, hi, h->n, d);
+		V3Version	pv;
+
+		if (!probe_v3(rec, h, mid, &pv) ||
+			!MINIDB_VERSION_SETTLED(pv.vh->vh_flags))
+			break;
+		if (settled((MinidbVersionHeader *) pv.vh, walker_index(h, mid),
+					arg))
+		{
+			hi = mid;
+			hv = pv;
+			d *= 2;
+		}
+		else
+		{
+			lo = mid + 1;
+			d = 0;				/* bracketed: bisect */
+			lo_probed = true;
+			v = pv;
+		}
+	}
+	if (lo_probed)
+	{
+		/* the version above lo, asked as the walk would ask it last */
+		fill_ref(rec, h, lo - 1, &v, r);
+		if (visible(r->vh, r->index, arg))
+		{
+			/* settled() said no: keep to what visible() says */
+			lo = lo - 1;
+			goto hit;
+		}
+		end = v.end;
+		prevlen = v.datalen;
+	}
+	if (search && lo == hi && hi < h->n)
+	{
+		/* converged on a probe settled() accepted: the hit */
+		v = hv;
+		fill_ref(rec, h, hi, &v, r);
+		lo_probed = true;		/* unchecked against its newer neighbour */
+		goto hit;
+	}
+	for (i = lo; i < h->n; i++)
+	{
+		uint32		start = next_start(h, i, end);
+
+		end = version_end(rec, h, i);
+		if (!check_version(rec, h, i, start, end, prevlen, &v, err))
+			return -2;
+		fill_ref(rec, h, i, &v, r);
+		if (visible(r->vh, r->index, arg))
+		{
+			lo = i;
+			goto hit;
+		}
+		prevlen = v.datalen;
+	}
+	return -1;
+
+hit:
+	if (v.delta && lo_probed)
+	{
+		/* rebuilt from the versions above: check them as the walk would */
+		uint32		e = 0;
+		uint32		plen = R3_PREVLEN_UNKNOWN;
+		V3Version	cv;
+
+		for (int j = 0; j <= lo; j++)
+		{
+			uint32		start = next_start(h, j, e);
+
+			e = version_end(rec, h, j);
+			if (!check_version(rec, h, j, start, e, plen, &cv, err))
+				return -2;
+			plen = cv.datalen;
+		}
+	}
+	if (lo < h->n - 1 && !check_last(rec, h, err))
+		return -2;
+	return r->index;
+}
+
+/*
+ * The fast walker with the search (minidb_chain_find_visible_ordered):
+ * the row's end and data version 0 as v3_find_visible visits them; then,
+ * when more than MINIDB_SEARCH_MIN data versions are left, the search
+ * (search_v3).  Invariant: every data version above lo is invisible,
+ * version hi (n: none) is visible.  A probe that is not settled, or not
+ * plainly sound, ends the search, and the walk goes on from lo.  A hit
+ * stored as a difference is rebuilt from the versions above it, so they
+ * are all checked first, as the walk would have checked them.
+ */
+int
+v3_find_visible_ordered(char *rec, uint32 reclen, MinidbVisibleFn visible,
+						MinidbVisibleFn settled, void *arg,
+						MinidbVersionRef *ref, MinidbChainError *err)
+{
+	MinidbVersionRef local;
+	MinidbVersionRef *r = ref ? ref : &local;
+	V3Header	h;
+	V3Version	v;
+	uint32		end;
+
+	if (!check_header(rec, reclen, &h, err))
+		return -2;
+	if (h.has_end)
+	{
+		if (h.n > 0 &&
+			!check_version(rec, &h, 0, h.start0, version_end(rec, &h, 0),
+						   R3_PREVLEN_UNKNOWN, &v, err))
+			return -2;
+		synth_marker(rec, &h, r);
+		if (visible(r->vh, 0, arg))
+		{
+			if (!check_last(rec, &h, err))
+				return -2;
+			return 0;
+		}
+	}
+	if (h.n == 0)
+		return -1;
+	end = version_end(rec, &h, 0);
+	if (!check_version(rec, &h, 0, h.start0, end, R3_PREVLEN_UNKNOWN, &v,
+					   err))
+		return -2;
+	fill_ref(rec, &h, 0, &v, r);
+	if (visible(r->vh, r->index, arg))
+	{
+		if (h.n > 1 && !check_last(rec, &h, err))
+			return -2;
+		return r->index;
+	}
+	return search_v3(rec, &h, &v, visible, settled, arg, r, err,
+					 h.n - 1 > MINIDB_SEARCH_MIN);
+}
+
+
 /* ----------------------------------------------------------------
  *		Rebuilding a version from its differences
  * ----------------------------------------------------------------

@@ -930,7 +930,7 @@ fetch_visible_cb(char *rec, uint32 len, Buffer buffer, void *arg)
 	TransactionId xmax;
 	Oid			relid = RelationGetRelid(fs->rel);
 
-	if (fs->snapshot->snapshot_type == SNAPSHOT_ANY)
+	if (unlikely(fs->snapshot->snapshot_type == SNAPSHOT_ANY))
 	{
 		/* "the row version at this TID": see minidb_find_row_version */
 		if (minidb_find_row_version(fs->rel, fs->tid, fs->newest, rec, len,

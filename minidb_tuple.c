@@ -51,16 +51,24 @@ minidb_write_tuple(HeapTupleHeader td, const MinidbVersionData *v,
 	Size		hoff = SizeofHeapTupleHeader;
 	uint16		infomask = HEAP_XMAX_INVALID;
 
-	if (v->flags & MINIDB_V_HASNULL)
-		hoff += BITMAPLEN(v->natts);
-	hoff = MAXALIGN(hoff);
-
-	memset(td, 0, hoff);			/* padding to t_hoff included, as heap_form_tuple */
+	/*
+	 * Zeroed up to t_hoff, padding included, as heap_form_tuple leaves it:
+	 * a constant-size clear of the fixed header (no call) and, with a null
+	 * bitmap, of the bitmap and its padding.
+	 */
+	StaticAssertStmt(SizeofHeapTupleHeader <= MAXALIGN(SizeofHeapTupleHeader),
+					 "the header is cleared whole");
+	memset(td, 0, MAXALIGN(SizeofHeapTupleHeader));
 	if (v->flags & MINIDB_V_HASNULL)
 	{
+		hoff = MAXALIGN(hoff + BITMAPLEN(v->natts));
+		memset((char *) td + MAXALIGN(SizeofHeapTupleHeader), 0,
+			   hoff - MAXALIGN(SizeofHeapTupleHeader));
 		infomask |= HEAP_HASNULL;
 		memcpy(td->t_bits, v->bitmap, BITMAPLEN(v->natts));
 	}
+	else
+		hoff = MAXALIGN(hoff);
 	if (v->flags & MINIDB_V_HASVARWIDTH)
 		infomask |= HEAP_HASVARWIDTH;
 	if (v->flags & MINIDB_V_HASEXTERNAL)
@@ -119,11 +127,16 @@ minidb_tuple_set_lockers(HeapTupleHeader td, const MinidbLockers *lk)
 }
 
 /* The same, with the lockers of rec */
-static void
+static inline void
 set_record_lockers(HeapTupleHeader td, const char *rec)
 {
 	MinidbLockers lk;
 
+	/* most records have none: no V3 xmax field, no V1/V2 lock mode */
+	if (minidb_record_format_of(rec) == MINIDB_FORMAT_V3 ?
+		!((uint8) rec[0] & MINIDB_R3_XMAX) :
+		minidb_record_header(rec)->rh_lockmode == MINIDB_LOCK_NONE)
+		return;
 	minidb_record_get_lockers(rec, &lk);
 	minidb_tuple_set_lockers(td, &lk);
 }
@@ -169,12 +182,18 @@ minidb_materialize(MinidbTupleBuf *buf, const char *rec,
 				   ItemPointer tid, Oid tableoid)
 {
 	MinidbVersionData v;
-	MemoryContext old = MemoryContextSwitchTo(buf->cxt);
 	HeapTuple	tuple;
 
-	/* an older version stored as a difference is rebuilt in buf->delta */
-	minidb_version_get_buf(rec, ref, &v, &buf->delta);
-	MemoryContextSwitchTo(old);
+	if (likely((ref->vh->vh_flags & MINIDB_V_ENC_MASK) == MINIDB_V_ENC_FULL))
+		minidb_version_get_buf(rec, ref, &v, NULL);
+	else
+	{
+		/* an older version stored as a difference is rebuilt in buf->delta */
+		MemoryContext old = MemoryContextSwitchTo(buf->cxt);
+
+		minidb_version_get_buf(rec, ref, &v, &buf->delta);
+		MemoryContextSwitchTo(old);
+	}
 	tuple = minidb_materialize_data(buf, &v, xmax, tid, tableoid);
 	set_record_lockers(tuple->t_data, rec);
 	return tuple;
@@ -353,6 +372,10 @@ minidb_attributes_damage(TupleDesc desc, const MinidbVersionData *v)
 }
 
 /*
+ * minidb_check_tuple_layout (minidb_tuple.h) when its shortcut did not
+ * accept the tuple; in assert-enabled builds, also when it did, to prove
+ * that the shortcut never accepts what this refuses.
+ *
  * A version about to be handed out as tuple (materialized from a record of
  * rel) in a slot of descriptor desc (the relation's, or during a table
  * rewrite its old one): its attributes must lie within its data
@@ -361,13 +384,16 @@ minidb_attributes_damage(TupleDesc desc, const MinidbVersionData *v)
  * damaged would read past it.
  */
 void
-minidb_check_tuple_layout(Relation rel, TupleDesc desc, HeapTuple tuple)
+minidb_check_tuple_layout_full(Relation rel, TupleDesc desc, HeapTuple tuple)
 {
 	MinidbVersionData v;
 	char	   *why;
 
 	minidb_version_from_tuple(tuple, InvalidTransactionId, 0, &v);
-	if (likely((why = minidb_attributes_damage(desc, &v)) == NULL))
+	why = minidb_attributes_damage(desc, &v);
+	/* the shortcut must never accept what the full check refuses */
+	Assert(why == NULL || !minidb_tuple_layout_plainly_valid(desc, tuple));
+	if (why == NULL)
 		return;
 	ereport(ERROR,
 			(errcode(ERRCODE_DATA_CORRUPTED),

@@ -13,6 +13,8 @@
 
 #include "access/htup_details.h"
 #include "access/tupdesc.h"
+#include "access/tupmacs.h"
+#include "utils/rel.h"
 #include "utils/relcache.h"
 
 #include "chain.h"
@@ -30,8 +32,93 @@ typedef struct MinidbTupleBuf
 
 extern char *minidb_attributes_damage(TupleDesc desc,
 									  const MinidbVersionData *v);
-extern void minidb_check_tuple_layout(Relation rel, TupleDesc desc,
-									  HeapTuple tuple);
+extern void minidb_check_tuple_layout_full(Relation rel, TupleDesc desc,
+										   HeapTuple tuple);
+/*
+ * The common case of minidb_attributes_damage in one pass over a
+ * materialized tuple, without its messages: fixed-length attributes and
+ * in-line varlenas (short or 4-byte headers), no cstrings, no TOAST
+ * pointers.  True implies that minidb_attributes_damage finds nothing;
+ * false sends the tuple through it, to find out what, if anything, is
+ * wrong (a TOAST pointer or a cstring column is not damage).  Every read
+ * runs this on every row it hands out, so it is kept branch-light.
+ */
+static pg_attribute_always_inline bool
+minidb_tuple_layout_plainly_valid(TupleDesc desc, HeapTuple tuple)
+{
+	HeapTupleHeader td = tuple->t_data;
+	int			natts = HeapTupleHeaderGetNatts(td);
+	bool		hasnull = (td->t_infomask & HEAP_HASNULL) != 0;
+	const bits8 *bp = td->t_bits;
+	const char *dp = (const char *) td + td->t_hoff;
+	uint32		len = tuple->t_len - td->t_hoff;
+	uint32		off = 0;
+	bool		anynull = false;
+	bool		varwidth = false;
+
+	if (natts > desc->natts)
+		return false;
+	for (int i = 0; i < natts; i++)
+	{
+		Form_pg_attribute att = TupleDescAttr(desc, i);
+
+		if (hasnull && att_isnull(i, bp))
+		{
+			anynull = true;
+			continue;
+		}
+		if (att->attlen > 0)
+		{
+			off = att_align_nominal(off, att->attalign);
+			off += att->attlen;
+			if (off > len)
+				return false;
+			continue;
+		}
+		if (att->attlen != -1 || off >= len)
+			return false;
+		varwidth = true;
+		/* aligned unless a non-pad byte starts it, as deforming does */
+		off = att_align_pointer(off, att->attalign, -1, dp + off);
+		if (off >= len || VARATT_IS_EXTERNAL(dp + off))
+			return false;
+		if (VARATT_IS_SHORT(dp + off))
+			off += VARSIZE_SHORT(dp + off);
+		else
+		{
+			uint32		size;
+
+			if ((uint64) off + VARHDRSZ > len)
+				return false;
+			size = VARSIZE_4B(dp + off);
+			if (size < VARHDRSZ)
+				return false;
+			off += size;
+		}
+		if (off > len)
+			return false;
+	}
+	return off == len && anynull == hasnull &&
+		varwidth == ((td->t_infomask & HEAP_HASVARWIDTH) != 0) &&
+		!(td->t_infomask & HEAP_HASEXTERNAL);
+}
+
+/*
+ * A version about to be handed out as tuple, in a slot of descriptor desc:
+ * its attributes must lie within its data, else ERRCODE_DATA_CORRUPTED
+ * (minidb_check_tuple_layout_full says what is wrong).  Inline, so that
+ * the common case costs every row no call.
+ */
+static pg_attribute_always_inline void
+minidb_check_tuple_layout(Relation rel, TupleDesc desc, HeapTuple tuple)
+{
+#ifndef USE_ASSERT_CHECKING
+	if (likely(minidb_tuple_layout_plainly_valid(desc, tuple)))
+		return;
+#endif
+	minidb_check_tuple_layout_full(rel, desc, tuple);
+}
+
 extern Size minidb_materialized_size(const MinidbVersionData *v);
 extern void minidb_write_tuple(HeapTupleHeader td, const MinidbVersionData *v,
 							   TransactionId xmax, ItemPointer tid);

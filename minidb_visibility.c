@@ -37,9 +37,14 @@
 #include "minidb_wal.h"
 #include "minidb_visibility.h"
 
-static int	find_visible(Relation rel, ItemPointer tid, char *rec, uint32 len,
-						 Snapshot snapshot, Buffer buffer,
-						 MinidbVersionRef *ref, TransactionId *xmax, bool ssi);
+static pg_attribute_always_inline int find_visible(Relation rel,
+													ItemPointer tid,
+													char *rec, uint32 len,
+													Snapshot snapshot,
+													Buffer buffer,
+													MinidbVersionRef *ref,
+													TransactionId *xmax,
+													bool ssi);
 
 /* The hint on a version, or on the record end a virtual marker stands for */
 static inline void
@@ -191,6 +196,34 @@ minidb_set_hint(MinidbVersionHeader *vh, Buffer buffer, uint16 hint,
  */
 
 /*
+ * transam.c's circular comparisons, inline: they are calls into the server,
+ * and every fetch makes a few (mvcc_sees, xid_in_range).
+ */
+static inline bool
+xid_precedes(TransactionId id1, TransactionId id2)
+{
+	if (!TransactionIdIsNormal(id1) || !TransactionIdIsNormal(id2))
+		return id1 < id2;
+	return (int32) (id1 - id2) < 0;
+}
+
+static inline bool
+xid_follows(TransactionId id1, TransactionId id2)
+{
+	if (!TransactionIdIsNormal(id1) || !TransactionIdIsNormal(id2))
+		return id1 > id2;
+	return (int32) (id1 - id2) > 0;
+}
+
+static inline bool
+xid_follows_or_equals(TransactionId id1, TransactionId id2)
+{
+	if (!TransactionIdIsNormal(id1) || !TransactionIdIsNormal(id2))
+		return id1 >= id2;
+	return (int32) (id1 - id2) >= 0;
+}
+
+/*
  * Is xid (normal) assigned, and its status still in the commit log?  The
  * next transaction ID read last time is a bound that stays true, so that
  * XidGenLock is taken only for IDs beyond it.
@@ -203,15 +236,15 @@ xid_in_range(TransactionId xid)
 	if (!TransactionIdIsNormal(xid))
 		return true;
 	/* only moves forward; a stale value is an older, smaller one */
-	if (TransactionIdPrecedes(xid, TransamVariables->oldestClogXid))
+	if (xid_precedes(xid, TransamVariables->oldestClogXid))
 		return false;
-	if (TransactionIdIsValid(RecentXmin) && TransactionIdPrecedes(xid, RecentXmin))
+	if (TransactionIdIsValid(RecentXmin) && xid_precedes(xid, RecentXmin))
 		return true;
-	if (TransactionIdIsValid(next_seen) && TransactionIdPrecedes(xid, next_seen) &&
-		TransactionIdFollows(next_seen, TransamVariables->oldestClogXid))
+	if (TransactionIdIsValid(next_seen) && xid_precedes(xid, next_seen) &&
+		xid_follows(next_seen, TransamVariables->oldestClogXid))
 		return true;
 	next_seen = ReadNextTransactionId();
-	return TransactionIdPrecedes(xid, next_seen);
+	return xid_precedes(xid, next_seen);
 }
 
 /*
@@ -446,14 +479,20 @@ mvcc_sees(MinidbVersionHeader *vh, MinidbVisArg *va)
 	if (vh->vh_flags & MINIDB_V_XMIN_COMMITTED)
 	{
 		/* beyond the snapshot's xmax: running to it, if it exists at all */
-		if (unlikely(TransactionIdFollowsOrEquals(xmin, snapshot->xmax)))
+		if (unlikely(xid_follows_or_equals(xmin, snapshot->xmax)))
+		{
 			check_xmin(vh);
+			return false;		/* XidInMVCCSnapshot's answer for it */
+		}
+		/* XidInMVCCSnapshot's first test, without the call */
+		if (xid_precedes(xmin, snapshot->xmin))
+			return true;
 		return !XidInMVCCSnapshot(xmin, snapshot);
 	}
 
 	/* below the snapshot's xmax, it was assigned: only its status may be gone */
-	if (!TransactionIdPrecedes(xmin, snapshot->xmax) ||
-		TransactionIdPrecedes(xmin, TransamVariables->oldestClogXid))
+	if (!xid_precedes(xmin, snapshot->xmax) ||
+		xid_precedes(xmin, TransamVariables->oldestClogXid))
 		check_xmin(vh);
 	if (TransactionIdIsCurrentTransactionId(xmin))
 		return minidb_version_cid(vh) < snapshot->curcid;
@@ -526,10 +565,15 @@ minidb_ssi_version_tid(ItemPointer tid, TransactionId xmin,
 	ItemPointerSet(vtid, ItemPointerGetBlockNumber(tid), (OffsetNumber) off);
 }
 
-/* A reader returns version xmin of the row at tid: take its SIREAD lock */
+/*
+ * A reader returns version xmin of the row at tid: take its SIREAD lock.
+ * Only serializable transactions take one (minidb_ssi_lock_version in
+ * minidb_visibility.h returns at once otherwise, as PredicateLockTID
+ * would, before the lock target is computed on every fetch).
+ */
 void
-minidb_ssi_lock_version(Relation rel, ItemPointer tid, Snapshot snapshot,
-						TransactionId xmin)
+minidb_ssi_lock_version_serializable(Relation rel, ItemPointer tid,
+									 Snapshot snapshot, TransactionId xmin)
 {
 	ItemPointerData vtid;
 
@@ -765,7 +809,7 @@ minidb_snapshot_version(Relation rel, ItemPointer tid, char *rec, uint32 len,
 						false);
 }
 
-static int
+static pg_attribute_always_inline int
 find_visible(Relation rel, ItemPointer tid, char *rec, uint32 len,
 			 Snapshot snapshot, Buffer buffer, MinidbVersionRef *ref,
 			 TransactionId *xmax, bool ssi)
@@ -774,14 +818,40 @@ find_visible(Relation rel, ItemPointer tid, char *rec, uint32 len,
 	MinidbChainError err;
 	int			idx;
 
-	minidb_vis_arg_init(&va, snapshot, buffer);
-	if (ssi && snapshot->snapshot_type == SNAPSHOT_MVCC)
-		va.ssi_rel = rel;
+	if (likely(snapshot->snapshot_type == SNAPSHOT_MVCC))
+	{
+		/* minidb_vis_arg_init's case for MVCC, without its dispatch */
+		va.snapshot = snapshot;
+		va.buffer = buffer;
+		va.vistest = NULL;
+		va.fn = visible_mvcc;
+		va.newer_xmin = InvalidTransactionId;
+		/* only serializable transactions report conflicts out */
+		va.ssi_rel = (ssi && IsolationIsSerializable()) ? rel : NULL;
+	}
+	else
+		minidb_vis_arg_init(&va, snapshot, buffer);
 
-	idx = minidb_chain_find_visible(rec, len,
-									snapshot->snapshot_type == SNAPSHOT_MVCC ?
-									visible_mvcc_tracking : visible_tracking,
-									&va, ref, &err);
+	if (snapshot->snapshot_type == SNAPSHOT_MVCC)
+	{
+		/*
+		 * The search may skip versions (minidb_chain_find_visible_ordered)
+		 * when no newer version can be this transaction's own (it has no
+		 * xid, so it wrote nothing: the common reader), and SSI needs no
+		 * report of each version passed over.
+		 */
+		MinidbVisibleFn settled = NULL;
+
+		if (va.ssi_rel == NULL &&
+			!TransactionIdIsValid(GetTopTransactionIdIfAny()))
+			settled = visible_mvcc;
+		idx = minidb_chain_find_visible_ordered(rec, len,
+												visible_mvcc_tracking,
+												settled, &va, ref, &err);
+	}
+	else
+		idx = minidb_chain_find_visible(rec, len, visible_tracking, &va, ref,
+										&err);
 	if (idx == -2)
 		minidb_report_corruption(rel, tid, &err);
 	if (idx >= 0 && (ref->vh->vh_flags & MINIDB_V_NODATA_MASK))

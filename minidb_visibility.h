@@ -13,6 +13,7 @@
 #ifndef MINIDB_VISIBILITY_H
 #define MINIDB_VISIBILITY_H
 
+#include "access/xact.h"
 #include "utils/rel.h"
 #include "utils/snapshot.h"
 
@@ -55,8 +56,22 @@ extern void minidb_ssi_conflict_out(Relation rel, TransactionId xid,
 									Snapshot snapshot);
 extern void minidb_ssi_version_tid(ItemPointer tid, TransactionId xmin,
 								   ItemPointer vtid);
-extern void minidb_ssi_lock_version(Relation rel, ItemPointer tid,
-									Snapshot snapshot, TransactionId xmin);
+extern void minidb_ssi_lock_version_serializable(Relation rel,
+												 ItemPointer tid,
+												 Snapshot snapshot,
+												 TransactionId xmin);
+
+/*
+ * A reader returns version xmin of the row at tid: its SIREAD lock, in
+ * serializable transactions (the only ones PredicateLockTID locks for).
+ */
+static inline void
+minidb_ssi_lock_version(Relation rel, ItemPointer tid, Snapshot snapshot,
+						TransactionId xmin)
+{
+	if (IsolationIsSerializable())
+		minidb_ssi_lock_version_serializable(rel, tid, snapshot, xmin);
+}
 extern void minidb_ssi_check_in(Relation rel, ItemPointer tid,
 								TransactionId xmin);
 extern int	minidb_snapshot_version(Relation rel, ItemPointer tid, char *rec,

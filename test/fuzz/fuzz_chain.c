@@ -483,6 +483,104 @@ check_ref(char *rec, uint32 len, int format, const MinidbVersionRef *ref,
 }
 
 /*
+ * The ordered walker (minidb_chain_find_visible_ordered, the search for
+ * old snapshots) against the linear walk, with a predicate that keeps its
+ * contract whatever the record holds: the versions from index threshold
+ * on are seen, unless hinted aborted, or unsettled and "in progress"
+ * (index % 64 in the mask); settled() answers the same, without the log.
+ */
+typedef struct OrdPredicate
+{
+	int			threshold;
+	uint64		inprogress;
+	int			last_passed;	/* last rejected that was not hinted aborted */
+	bool		bad_settled;
+} OrdPredicate;
+
+static bool
+ord_sees(const OrdPredicate *p, const MinidbVersionHeader *vh, int index)
+{
+	if (vh->vh_flags & MINIDB_V_XMIN_ABORTED)
+		return false;
+	if (!MINIDB_VERSION_SETTLED(vh->vh_flags) &&
+		(p->inprogress & (UINT64CONST(1) << (index % 64))))
+		return false;
+	return index >= p->threshold;
+}
+
+static bool
+ord_visible(MinidbVersionHeader *vh, int index, void *arg)
+{
+	OrdPredicate *p = (OrdPredicate *) arg;
+	bool		sees = ord_sees(p, vh, index);
+
+	if (!sees && !(vh->vh_flags & MINIDB_V_XMIN_ABORTED))
+		p->last_passed = index;
+	return sees;
+}
+
+static bool
+ord_settled(MinidbVersionHeader *vh, int index, void *arg)
+{
+	OrdPredicate *p = (OrdPredicate *) arg;
+
+	if (!MINIDB_VERSION_SETTLED(vh->vh_flags))
+		p->bad_settled = true;
+	return ord_sees(p, vh, index);
+}
+
+/*
+ * Valid records: the same answer, ref and version passed over as the
+ * linear walk.  Damaged ones (which the linear walk, too, may read past:
+ * V2 and V3 check only what they visit): any answer, but a hit's ref lies
+ * inside the record and its version reads without trouble (ASan watches
+ * the read).
+ */
+static void
+compare_ordered(char *rec, uint32 len, bool valid, int threshold,
+				uint64 inprogress)
+{
+	OrdPredicate lp = {threshold, inprogress, -1, false};
+	OrdPredicate op = lp;
+	MinidbVersionRef lref;
+	MinidbVersionRef oref;
+	MinidbChainError lerr;
+	MinidbChainError oerr;
+	int			lin = minidb_chain_find_visible(rec, len, ord_visible, &lp,
+												&lref, &lerr);
+	int			ord = minidb_chain_find_visible_ordered(rec, len, ord_visible,
+														ord_settled, &op,
+														&oref, &oerr);
+
+	if (op.bad_settled)
+		mismatch("ordered walker asked settled() about an unsettled version");
+	if (valid)
+	{
+		if (lin != ord || (lin >= 0 && (lref.index != oref.index ||
+										lref.offset != oref.offset ||
+										lref.end != oref.end)) ||
+			(lin >= -1 && lp.last_passed != op.last_passed))
+			mismatch("ordered walker: %d (passed %d), linear walk %d (passed %d), threshold %d",
+					 ord, op.last_passed, lin, lp.last_passed, threshold);
+		return;
+	}
+	/* (the linear walk may miss damage too: see compare_walkers) */
+	if (ord >= 0)
+	{
+		MinidbVersionData fv;
+
+		if (oref.index != ord || oref.reclen != len ||
+			(!is_virtual(&oref) &&
+			 ((char *) oref.vh != rec + oref.offset ||
+			  (uint64) oref.offset + MINIDB_VERSION_HDRSZ > oref.end ||
+			  oref.end > len || oref.dataoff > oref.end)))
+			mismatch("ordered walker's ref of version %d of a damaged record is inconsistent",
+					 ord);
+		minidb_version_get_buf(rec, &oref, &fv, &buf_a);
+	}
+}
+
+/*
  * Every check on one record.  full: every visibility cut; else every cut
  * of the plain "oldest k" predicate and a few with skipped versions (the
  * V3 program checks that much after each of its steps, and all of it at
@@ -587,6 +685,13 @@ check_record(char *rec, uint32 len, uint64 seed, bool full)
 		}
 		p.oldest_k = kmax;		/* sees everything (and the head) */
 		compare_walkers(rec, len, valid, &verr, vs, n, &p);
+	}
+	/* the ordered walker: thresholds across the chain, and past its ends */
+	for (i = 0; i <= p.nversions + 1;
+		 i += Max(p.nversions / (full ? 16 : 4), 1))
+	{
+		compare_ordered(rec, len, valid, i, 0);
+		compare_ordered(rec, len, valid, i, seed);
 	}
 	/* xid horizons: one per distinct xmin, plus none and all */
 	p.kind = 1;

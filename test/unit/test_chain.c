@@ -94,6 +94,8 @@ model_version(int i, char *space)
 	return v;
 }
 
+#include "ordered_check.h"
+
 static bool
 same_version(const MinidbVersionData *a, const MinidbVersionData *b)
 {
@@ -303,6 +305,8 @@ test_prepend_long(void)
 	bool		all_valid = true;
 	bool		all_match = true;
 	bool		out_of_place_same = true;
+	bool		ordered = true;
+	bool		few = true;
 	int			n;
 
 	{
@@ -330,6 +334,13 @@ test_prepend_long(void)
 				   err.version, err.field, err.detail);
 			all_valid = false;
 		}
+		if (n < 70 || n % 97 == 0 || n == nmax - 1)
+		{
+			bool		f;
+
+			ordered &= ordered_agrees(b.p, b.len, (uint32) n, &f);
+			few &= f;
+		}
 		if (n % 97 == 0 || n == nmax - 1)
 		{
 			int			i;
@@ -342,6 +353,8 @@ test_prepend_long(void)
 	}
 	ok(all_valid, "prepend: every chain up to %d versions validates", nmax);
 	ok(out_of_place_same, "prepend: in place and out of place give the same bytes");
+	ok(ordered, "prepend: the ordered walker (search) returns the linear walk's version, and leaves the same version passed over, for every snapshot model of chains up to %d versions", nmax);
+	ok(few, "prepend: the oldest reader of a hinted chain asks O(log n) questions (V2; V1 walks)");
 	ok(all_match, "prepend: reference walker returns every version, newest first");
 	ok(minidb_record_header(b.p)->rh_nversions == nmax,
 	   "prepend: rh_nversions is %d", nmax);

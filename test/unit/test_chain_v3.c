@@ -186,6 +186,8 @@ iterator_matches_reference(char *rec, uint32 len, MinidbDeltaBuf *db)
 	return same && !damaged && seen == n;
 }
 
+#include "ordered_check.h"
+
 /* ---- visibility cuts: the fast walker against the reference ---- */
 
 typedef struct Cut
@@ -293,6 +295,8 @@ test_chains(void)
 	bool		iter = true;
 	bool		cuts = true;
 	bool		small = true;
+	bool		ordered = true;
+	bool		few = true;
 	uint64		full_total = 0;
 	uint64		v3_total = 0;
 
@@ -313,6 +317,12 @@ test_chains(void)
 			decodes_to_model(b.p, b.len, 0, 0, depth);
 		iter &= iterator_matches_reference(b.p, b.len, &db);
 		cuts &= walkers_agree_on_cuts(b.p, b.len, &db);
+		{
+			bool		f;
+
+			ordered &= ordered_agrees(b.p, b.len, (uint32) depth, &f);
+			few &= f;
+		}
 		if (depth >= 8 && b.len * 2 > full)
 		{
 			printf("# depth %d: %u bytes, whole versions would take " UINT64_FORMAT "\n",
@@ -326,6 +336,8 @@ test_chains(void)
 	ok(decodes, "chains of depth 1..120 built by prepends decode to the model");
 	ok(iter, "the iterator, rebuilding differences, yields what the reference walker decodes");
 	ok(cuts, "the fast walker picks the reference walker's version on every cut, same bytes, same questions");
+	ok(ordered, "the ordered walker (search) returns the linear walk's version, and leaves the same version passed over, for every snapshot model");
+	ok(few, "the oldest reader of a hinted chain asks O(log n) questions");
 	ok(small, "older versions are stored as differences: a chain takes under half of its whole versions ("
 	   UINT64_FORMAT " of " UINT64_FORMAT " bytes in all)", v3_total, full_total);
 	ok(db.size >= 97 && db.size <= MODEL_MAX_DATA,
