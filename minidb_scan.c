@@ -192,7 +192,8 @@ get_version(MinidbScanDesc scan, const char *rec, const MinidbVersionRef *ref,
 
 /* If the record at off is visible to the scan's snapshot, keep its row */
 static void
-collect_record(MinidbScanDesc scan, Buffer buffer, OffsetNumber off)
+collect_record(MinidbScanDesc scan, Buffer buffer, BlockNumber blkno,
+			   OffsetNumber off)
 {
 	ItemPointerData tid;
 	MinidbVersionRef ref;
@@ -204,7 +205,7 @@ collect_record(MinidbScanDesc scan, Buffer buffer, OffsetNumber off)
 	rec = minidb_page_record(scan->base.rs_rd, buffer, off, &len);
 	if (rec == NULL)
 		return;
-	ItemPointerSet(&tid, BufferGetBlockNumber(buffer), off);
+	ItemPointerSet(&tid, blkno, off);
 	if (minidb_find_visible(scan->base.rs_rd, &tid, rec, len,
 							scan->base.rs_snapshot, buffer, &ref, &xmax) < 0)
 		return;
@@ -242,13 +243,13 @@ collect_page(MinidbScanDesc scan, BlockNumber blkno,
 	if (offsets == NULL)
 	{
 		for (OffsetNumber off = FirstOffsetNumber; off <= maxoff; off++)
-			collect_record(scan, buffer, off);
+			collect_record(scan, buffer, blkno, off);
 	}
 	else
 	{
 		for (int i = 0; i < noffsets; i++)
 			if (offsets[i] <= maxoff)
-				collect_record(scan, buffer, offsets[i]);
+				collect_record(scan, buffer, blkno, offsets[i]);
 	}
 
 	LockBuffer(buffer, BUFFER_LOCK_UNLOCK);
@@ -881,8 +882,7 @@ analyze_record(MinidbScanDesc scan, Buffer buffer, OffsetNumber off,
 	while (minidb_walk_next(&walk, &ref))
 	{
 		MinidbVersionHeader *vh = ref.vh;
-		bool		ours = TransactionIdIsCurrentTransactionId(vh->vh_xmin);
-		bool		running = !ours && TransactionIdIsInProgress(vh->vh_xmin);
+		bool		ours;
 
 		if (minidb_xid_aborted(vh, buffer) || superseded)
 		{
@@ -891,8 +891,20 @@ analyze_record(MinidbScanDesc scan, Buffer buffer, OffsetNumber off,
 				scan->analyze_dead += 1;
 			continue;
 		}
-		if (running)
-			continue;			/* look at what it replaces */
+
+		/*
+		 * A version hinted committed (or frozen) is neither this
+		 * transaction's nor running: no look at the procarray for it, as
+		 * heap's HeapTupleSatisfiesVacuum trusts its hint bits
+		 */
+		if (vh->vh_flags & (MINIDB_V_XMIN_COMMITTED | MINIDB_V_FROZEN))
+			ours = false;
+		else
+		{
+			ours = TransactionIdIsCurrentTransactionId(vh->vh_xmin);
+			if (!ours && TransactionIdIsInProgress(vh->vh_xmin))
+				continue;		/* look at what it replaces */
+		}
 		superseded = true;
 		if (vh->vh_flags & MINIDB_V_NODATA_MASK)
 		{
