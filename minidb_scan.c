@@ -190,6 +190,39 @@ get_version(MinidbScanDesc scan, const char *rec, const MinidbVersionRef *ref,
 	MemoryContextSwitchTo(old);
 }
 
+/*
+ * The head (newest) version of a record, when a regular MVCC snapshot
+ * sees it without asking anybody: a data version whose xmin is frozen, or
+ * hinted committed and older than every transaction the snapshot still
+ * counts as running (below its xmin).  That is mvcc_sees()'s answer for
+ * it, by the same tests in the same order, and as the newest version it
+ * is the one minidb_find_visible would return, with no newer version to
+ * report as the row's xmax or to SSI.  Most rows of a table that is not
+ * being written are read this way, as heap's page mode reads a page:
+ * without the per-row visibility machinery.  The walker still checks the
+ * record (header, the version, the tail) as on every read.
+ */
+typedef struct HeadSeen
+{
+	TransactionId snapshot_xmin;
+	bool		sees;
+} HeadSeen;
+
+static bool
+head_seen_cb(MinidbVersionHeader *vh, int index, void *arg)
+{
+	HeadSeen   *h = (HeadSeen *) arg;
+	uint16		flags = vh->vh_flags;
+
+	h->sees = index == 0 &&
+		!(flags & (MINIDB_V_XMIN_ABORTED | MINIDB_V_NODATA_MASK |
+				   MINIDB_V_VIRTUAL | MINIDB_V_XMIN_MULTI)) &&
+		((flags & MINIDB_V_FROZEN) ||
+		 ((flags & MINIDB_V_XMIN_COMMITTED) &&
+		  TransactionIdPrecedes(vh->vh_xmin, h->snapshot_xmin)));
+	return true;				/* the head only */
+}
+
 /* If the record at off is visible to the scan's snapshot, keep its row */
 static void
 collect_record(MinidbScanDesc scan, Buffer buffer, BlockNumber blkno,
@@ -198,16 +231,31 @@ collect_record(MinidbScanDesc scan, Buffer buffer, BlockNumber blkno,
 	ItemPointerData tid;
 	MinidbVersionRef ref;
 	MinidbVersionData v;
-	TransactionId xmax;
+	TransactionId xmax = InvalidTransactionId;
 	uint32		len;
 	char	   *rec;
+	Snapshot	snapshot = scan->base.rs_snapshot;
+	bool		seen = false;
 
 	rec = minidb_page_record(scan->base.rs_rd, buffer, off, &len);
 	if (rec == NULL)
 		return;
 	ItemPointerSet(&tid, blkno, off);
-	if (minidb_find_visible(scan->base.rs_rd, &tid, rec, len,
-							scan->base.rs_snapshot, buffer, &ref, &xmax) < 0)
+	if (snapshot->snapshot_type == SNAPSHOT_MVCC)
+	{
+		HeadSeen	h;
+		MinidbChainError err;
+
+		h.snapshot_xmin = snapshot->xmin;
+		h.sees = false;
+		if (minidb_chain_find_visible(rec, len, head_seen_cb, &h, &ref,
+									  &err) == -2)
+			minidb_report_corruption(scan->base.rs_rd, &tid, &err);
+		seen = h.sees;
+	}
+	if (!seen &&
+		minidb_find_visible(scan->base.rs_rd, &tid, rec, len,
+							snapshot, buffer, &ref, &xmax) < 0)
 		return;
 	/* SSI: a sequential scan locked the whole relation; the others the rows */
 	if (scan->base.rs_flags & SO_TYPE_BITMAPSCAN)
@@ -928,6 +976,47 @@ analyze_record(MinidbScanDesc scan, Buffer buffer, OffsetNumber off,
 	}
 }
 
+/*
+ * A record ANALYZE can sort without walking it: one data version, hinted
+ * committed or frozen (and not aborted).  analyze_record would count it
+ * live and keep it, and count nothing dead.  The walker still checks the
+ * record as a read does (header, the version, the tail).
+ */
+static bool
+analyze_head_cb(MinidbVersionHeader *vh, int index, void *arg)
+{
+	uint16		flags = vh->vh_flags;
+
+	*(bool *) arg = index == 0 &&
+		!(flags & (MINIDB_V_XMIN_ABORTED | MINIDB_V_NODATA_MASK |
+				   MINIDB_V_VIRTUAL | MINIDB_V_XMIN_MULTI)) &&
+		(flags & (MINIDB_V_XMIN_COMMITTED | MINIDB_V_FROZEN));
+	return true;				/* the head only */
+}
+
+static bool
+analyze_single_version(MinidbScanDesc scan, Buffer buffer, OffsetNumber off,
+					   char *rec, uint32 len)
+{
+	MinidbVersionRef ref;
+	MinidbChainError err;
+	MinidbVersionData v;
+	ItemPointerData tid;
+	bool		committed = false;
+
+	ItemPointerSet(&tid, BufferGetBlockNumber(buffer), off);
+	if (minidb_chain_find_visible(rec, len, analyze_head_cb, &committed,
+								  &ref, &err) == -2)
+		minidb_report_corruption(scan->base.rs_rd, &tid, &err);
+	/* a version that ends where the record does is its only one */
+	if (!committed || ref.end < len)
+		return false;
+	get_version(scan, rec, &ref, &v);
+	rows_append(scan, rec, &v, InvalidTransactionId, &tid);
+	scan->analyze_live += 1;
+	return true;
+}
+
 static void
 analyze_collect(MinidbScanDesc scan)
 {
@@ -946,7 +1035,10 @@ analyze_collect(MinidbScanDesc scan)
 											 &len);
 
 		if (rec)
-			analyze_record(scan, buffer, off, rec, len);
+		{
+			if (!analyze_single_version(scan, buffer, off, rec, len))
+				analyze_record(scan, buffer, off, rec, len);
+		}
 		else if (ItemIdIsDead(PageGetItemId(page, off)))
 			scan->analyze_dead += 1;
 	}
