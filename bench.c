@@ -16,6 +16,11 @@
  *		two paths (or heap) alternately, ABBA, with the median and the
  *		interquartile range of the per-pair ratio B/A and a verdict; the
  *		two sides may read minidb records of different formats (v1, v2)
+ *	minidb_bench_scan(kinds, rows, pairs, data, format)
+ *		scans of many rows (sequential count and filter, index range,
+ *		bitmap, TID range, ANALYZE) of a minidb table beside a heap table,
+ *		ABBA, with bytes and allocations per returned row (see the section
+ *		"minidb_bench_scan" at the end of this file)
  *
  * The minidb chains' record format (minidb.record_format: v1, v2, v3) is an
  * argument of every function ('v2' by default): the writer sets it before
