@@ -16,6 +16,11 @@
  *		two paths (or heap) alternately, ABBA, with the median and the
  *		interquartile range of the per-pair ratio B/A and a verdict; the
  *		two sides may read minidb records of different formats (v1, v2)
+ *	minidb_bench_scan(kinds, rows, pairs, data, format)
+ *		scans of many rows (sequential count and filter, index range,
+ *		bitmap, TID range, ANALYZE) of a minidb table beside a heap table,
+ *		ABBA, with bytes and allocations per returned row (see the section
+ *		"minidb_bench_scan" at the end of this file)
  *
  * The minidb chains' record format (minidb.record_format: v1, v2, v3) is an
  * argument of every function ('v2' by default): the writer sets it before
@@ -107,6 +112,7 @@
 #include "access/xact.h"
 #include "catalog/pg_proc.h"
 #include "catalog/pg_type.h"
+#include "executor/execdesc.h"
 #include "executor/spi.h"
 #include "executor/tuptable.h"
 #include "fmgr.h"
@@ -126,6 +132,8 @@
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
+#include "utils/guc.h"
+#include "utils/portal.h"
 #include "utils/resowner.h"
 #include "utils/snapmgr.h"
 #include "utils/syscache.h"
@@ -2054,6 +2062,712 @@ minidb_bench_ab(PG_FUNCTION_ARGS)
 												 side_label(a.side[1], a.format[1])));
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values,
 							 nulls);
+	}
+	return (Datum) 0;
+}
+
+/* ----------------------------------------------------------------
+ * minidb_bench_scan: scans over many rows, minidb beside heap
+ *
+ * The writer (the same dblink session as above, as the functions' owner)
+ * loads one table per table AM into the scratch schema, each in one
+ * committed transaction: rows narrow rows (id int4, k int4; k = id * 7919
+ * mod 1000) or pgbench_accounts rows (aid, bid, abalance, filler char(84),
+ * as pgbench -i makes them: scale = rows / 100000), then a primary key on
+ * the first column and VACUUM ANALYZE.  This backend then runs each kind's
+ * query as the owner (the schema is the owner's), with the planner
+ * settings the kind needs pinned around it (a GUC nest level), through a
+ * portal: ExecutorStart, then the timed ExecutorRun (SPI_cursor_fetch), so
+ * that planning and executor start-up are not timed.  Each query is
+ * checked first: its plan must hold the kind's scan node (EXPLAIN), and
+ * every run's result must be the count the data implies, on both tables.
+ *
+ * The calling statement's snapshot predates the load, so this backend's
+ * xmin keeps VACUUM from marking pages all-visible: both table AMs test
+ * every row's visibility (hint bits set by VACUUM and the warm-up run), as
+ * on freshly loaded data.
+ *
+ * Per kind: one warm-up run of each table, one counted run of each (bytes
+ * and allocations: the portal's executor context, es_query_cxt, gets the
+ * counting method table between ExecutorStart and the end of the run; the
+ * scan and everything it allocates per row live there), then pairs of
+ * timed runs, heap first in odd pairs and minidb first in even ones
+ * (A B B A ...).  ratio = minidb / heap per pair (ns per returned row; the
+ * two return the same rows); the summary row has the medians, the
+ * quartiles of the ratio and the verdict of minidb_bench_ab.
+ *
+ * Everything runs in a subtransaction that is rolled back at the end
+ * (ANALYZE's statistics included), so that this backend's locks on the
+ * tables are gone before the writer drops them.
+ * ----------------------------------------------------------------
+ */
+PG_FUNCTION_INFO_V1(minidb_bench_scan);
+
+typedef enum ScanKind
+{
+	SCAN_SEQ_COUNT,
+	SCAN_SEQ_FILTER,
+	SCAN_INDEX_RANGE,
+	SCAN_BITMAP,
+	SCAN_TID_RANGE,
+	SCAN_ANALYZE,
+	SCAN_NKINDS
+} ScanKind;
+
+static const char *const scan_kind_names[SCAN_NKINDS] =
+{"seq_count", "seq_filter", "index_range", "bitmap", "tid_range", "analyze"};
+
+/* The plan node each kind must use (NULL: a utility statement) */
+static const char *const scan_kind_nodes[SCAN_NKINDS] =
+{"Seq Scan", "Seq Scan", "Index Scan", "Bitmap Heap Scan", "Tid Range Scan",
+NULL};
+
+#define BENCH_SCAN_MIN_ROWS		1000
+#define BENCH_SCAN_MAX_ROWS		10000000
+#define BENCH_SCAN_RANGE		100000	/* rows of the index and TID ranges */
+#define BENCH_SCAN_MAX_WORK		INT64CONST(10000000000) /* rows x runs */
+#define BENCH_SCAN_STATS_TARGET 100
+#define BENCH_SCAN_PGBENCH_SCALE_ROWS 100000
+
+typedef struct ScanTable
+{
+	bool		heap;
+	char		relname[NAMEDATALEN];
+	char	   *qualname;		/* schema.relname, quoted */
+	char	   *tid_lo;			/* TIDs of the first and last id of the
+								 * range, as text */
+	char	   *tid_hi;
+	int64		pages;
+} ScanTable;
+
+typedef struct ScanArgs
+{
+	ReturnSetInfo *rsinfo;
+	int			kinds[SCAN_NKINDS];
+	int			nkinds;
+	int			rows;
+	int			pairs;
+	bool		pgbench;
+	int			format;
+	int			range_lo;		/* id range of index_range, bitmap, tid_range */
+	int			range_hi;
+	ScanTable	tables[2];		/* [0] heap, [1] minidb */
+	/* results, per kind index (0 .. nkinds-1) */
+	double	   *ms[SCAN_NKINDS][2]; /* [kind][table][pair] */
+	double	   *ratio[SCAN_NKINDS];
+	int64		returned[SCAN_NKINDS];
+	bool		counted[SCAN_NKINDS];
+	double		bytes_per_row[SCAN_NKINDS][2];
+	double		allocs_per_row[SCAN_NKINDS][2];
+} ScanArgs;
+
+static int
+parse_scan_kind(const char *name)
+{
+	for (int k = 0; k < SCAN_NKINDS; k++)
+		if (strcmp(name, scan_kind_names[k]) == 0)
+			return k;
+	ereport(ERROR,
+			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+			 errmsg("unknown scan kind \"%s\"", name),
+			 errhint("Valid values are seq_count, seq_filter, index_range, bitmap, tid_range and analyze.")));
+	return 0;					/* keep compiler quiet */
+}
+
+/* The data set's column names: key, filtered column */
+static const char *
+scan_key_col(ScanArgs *a)
+{
+	return a->pgbench ? "aid" : "id";
+}
+
+static const char *
+scan_other_col(ScanArgs *a)
+{
+	return a->pgbench ? "abalance" : "k";
+}
+
+/*
+ * The query of kind on table t, every name qualified: the count the timed
+ * runs make, or (rows) the rows it counts, which the counted run fetches
+ */
+static char *
+scan_query(ScanArgs *a, int kind, ScanTable *t, bool rows)
+{
+	/* a column outside the index: every row is read from the table */
+	char	   *what = rows ? psprintf("%s", scan_other_col(a)) :
+		kind == SCAN_SEQ_COUNT ? "pg_catalog.count(*)" :
+		psprintf("pg_catalog.count(%s)", scan_other_col(a));
+
+	switch ((ScanKind) kind)
+	{
+		case SCAN_SEQ_COUNT:
+			return psprintf("SELECT %s FROM %s", what, t->qualname);
+		case SCAN_SEQ_FILTER:
+			/* one row in a thousand: k = id * 7919 mod 1000, aid mod 1000 */
+			if (a->pgbench)
+				return psprintf("SELECT %s FROM %s"
+								" WHERE (aid OPERATOR(pg_catalog.%%) 1000) OPERATOR(pg_catalog.=) 7",
+								what, t->qualname);
+			return psprintf("SELECT %s FROM %s"
+							" WHERE k OPERATOR(pg_catalog.=) 7", what, t->qualname);
+		case SCAN_INDEX_RANGE:
+		case SCAN_BITMAP:
+			return psprintf("SELECT %s FROM %s"
+							" WHERE %s OPERATOR(pg_catalog.>=) %d"
+							" AND %s OPERATOR(pg_catalog.<=) %d",
+							what, t->qualname,
+							scan_key_col(a), a->range_lo,
+							scan_key_col(a), a->range_hi);
+		case SCAN_TID_RANGE:
+			return psprintf("SELECT %s FROM %s"
+							" WHERE ctid OPERATOR(pg_catalog.>=) %s::pg_catalog.tid"
+							" AND ctid OPERATOR(pg_catalog.<=) %s::pg_catalog.tid",
+							what, t->qualname,
+							quote_literal_cstr(t->tid_lo),
+							quote_literal_cstr(t->tid_hi));
+		case SCAN_ANALYZE:
+			return psprintf("ANALYZE %s", t->qualname);
+		case SCAN_NKINDS:
+			break;
+	}
+	elog(ERROR, "minidb bench: unknown scan kind %d", kind);
+	return NULL;
+}
+
+/* The count the query of kind must return (rows sampled, for analyze) */
+static int64
+scan_expected(ScanArgs *a, int kind)
+{
+	int64		n = 0;
+
+	switch ((ScanKind) kind)
+	{
+		case SCAN_SEQ_COUNT:
+			return a->rows;
+		case SCAN_SEQ_FILTER:
+			for (int64 id = 1; id <= a->rows; id++)
+				n += ((a->pgbench ? id : id * 7919) % 1000 == 7);
+			return n;
+		case SCAN_INDEX_RANGE:
+		case SCAN_BITMAP:
+		case SCAN_TID_RANGE:
+			return (int64) a->range_hi - a->range_lo + 1;
+		case SCAN_ANALYZE:
+			return Min((int64) a->rows, (int64) 300 * BENCH_SCAN_STATS_TARGET);
+		case SCAN_NKINDS:
+			break;
+	}
+	return 0;
+}
+
+/*
+ * The rows the table AM hands to the executor in one run of kind: the
+ * whole table for the sequential scans (the filter is the executor's), the
+ * range, or ANALYZE's sample
+ */
+static int64
+scan_rows_read(ScanArgs *a, int kind)
+{
+	if (kind == SCAN_SEQ_COUNT || kind == SCAN_SEQ_FILTER)
+		return a->rows;
+	return scan_expected(a, kind);
+}
+
+/* Pin the planner settings kind needs, in a new GUC nest level */
+static int
+scan_settings(int kind)
+{
+	int			level = NewGUCNestLevel();
+	bool		seq = (kind == SCAN_SEQ_COUNT || kind == SCAN_SEQ_FILTER);
+	char		target[16];
+	struct
+	{
+		const char *name;
+		const char *value;
+	}			s[] =
+	{
+		{"max_parallel_workers_per_gather", "0"},
+		{"jit", "off"},
+		{"synchronize_seqscans", "off"},
+		{"work_mem", "65536"},
+		{"enable_indexonlyscan", "off"},
+		{"enable_seqscan", seq ? "on" : "off"},
+		{"enable_indexscan", kind == SCAN_INDEX_RANGE ? "on" : "off"},
+		{"enable_bitmapscan", kind == SCAN_BITMAP ? "on" : "off"},
+		{"enable_tidscan", kind == SCAN_TID_RANGE ? "on" : "off"},
+		{"default_statistics_target", target},
+	};
+
+	snprintf(target, sizeof(target), "%d", BENCH_SCAN_STATS_TARGET);
+	for (int i = 0; i < lengthof(s); i++)
+		(void) set_config_option(s[i].name, s[i].value, PGC_USERSET,
+								 PGC_S_SESSION, GUC_ACTION_SAVE, true, 0,
+								 false);
+	return level;
+}
+
+/* The plan of kind's query on t must hold the kind's scan node */
+static void
+scan_check_plan(ScanArgs *a, int kind, ScanTable *t)
+{
+	StringInfoData plan;
+	char	   *q;
+
+	if (scan_kind_nodes[kind] == NULL)
+		return;
+	for (int rows = 0; rows < 2; rows++)
+	{
+		q = psprintf("EXPLAIN (COSTS OFF) %s", scan_query(a, kind, t, rows));
+		initStringInfo(&plan);
+		spi_exec(q, 0, NULL, NULL, false);
+		for (uint64 i = 0; i < SPI_processed; i++)
+			appendStringInfo(&plan, "%s\n",
+							 SPI_getvalue(SPI_tuptable->vals[i],
+										  SPI_tuptable->tupdesc, 1));
+		if (strstr(plan.data, scan_kind_nodes[kind]) == NULL)
+			ereport(ERROR,
+					(errcode(ERRCODE_INTERNAL_ERROR),
+					 errmsg("minidb bench: the %s query on %s table \"%s\" is not planned as a %s",
+							scan_kind_names[kind], t->heap ? "heap" : "minidb",
+							t->relname, scan_kind_nodes[kind]),
+					 errdetail("Plan:\n%s", plan.data)));
+	}
+}
+
+/* Run kind's query on t once (the count); returns ms */
+static double
+scan_run(ScanArgs *a, int kind, ScanTable *t)
+{
+	char	   *q = scan_query(a, kind, t, false);
+	int64		want = scan_expected(a, kind);
+	instr_time	start;
+	instr_time	elapsed;
+	int64		got;
+	bool		isnull;
+
+	if (kind == SCAN_ANALYZE)
+	{
+		INSTR_TIME_SET_CURRENT(start);
+		spi_exec(q, 0, NULL, NULL, false);
+		INSTR_TIME_SET_CURRENT(elapsed);
+	}
+	else
+	{
+		Portal		portal;
+
+		/* a snapshot taken now sees the writer's commits */
+		PushActiveSnapshot(GetLatestSnapshot());
+		portal = SPI_cursor_open_with_args(NULL, q, 0, NULL, NULL, NULL,
+										   true, 0);
+		/* the executor has started: only its run is timed */
+		INSTR_TIME_SET_CURRENT(start);
+		SPI_cursor_fetch(portal, true, 2);
+		INSTR_TIME_SET_CURRENT(elapsed);
+		if (SPI_processed != 1)
+			elog(ERROR, "minidb bench: the %s query returned " UINT64_FORMAT " rows",
+				 scan_kind_names[kind], (uint64) SPI_processed);
+		got = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0],
+										  SPI_tuptable->tupdesc, 1, &isnull));
+		SPI_freetuptable(SPI_tuptable);
+		SPI_cursor_close(portal);
+		PopActiveSnapshot();
+		if (got != want)
+			ereport(ERROR,
+					(errcode(ERRCODE_INTERNAL_ERROR),
+					 errmsg("minidb bench: the %s query on %s table \"%s\" counted " INT64_FORMAT " rows, expected " INT64_FORMAT,
+							scan_kind_names[kind], t->heap ? "heap" : "minidb",
+							t->relname, got, want)));
+	}
+	INSTR_TIME_SUBTRACT(elapsed, start);
+	return INSTR_TIME_GET_DOUBLE(elapsed) * 1e3;
+}
+
+#define BENCH_SCAN_FETCH_BATCH	10000
+
+/*
+ * The counted run of kind on t: its rows fetched through a portal, the
+ * first tenth as a warm-up (executor and scan start-up, the scan's
+ * buffers), then the rest with the executor's query context counting
+ * (es_query_cxt, where the scan and everything it allocates live).
+ * Returns the rows counted (0: none after the warm-up); *bytes and
+ * *allocs get what they allocated.
+ */
+static int64
+scan_count_allocs(ScanArgs *a, int kind, ScanTable *t, uint64 *bytes,
+				  uint64 *allocs)
+{
+	int64		want = scan_expected(a, kind);
+	int64		warm = Max(1, want / 10);
+	int64		got;
+	volatile int64 counted = 0;
+	Portal		portal;
+	MemoryContext qcxt;
+	uint64		allocs0;
+	uint64		bytes0;
+
+	PushActiveSnapshot(GetLatestSnapshot());
+	portal = SPI_cursor_open_with_args(NULL, scan_query(a, kind, t, true),
+									   0, NULL, NULL, NULL, true, 0);
+	if (portal->queryDesc == NULL || portal->queryDesc->estate == NULL ||
+		portal->queryDesc->estate->es_query_cxt->methods != counting_orig)
+		elog(ERROR, "minidb bench: cannot count the allocations of the %s query",
+			 scan_kind_names[kind]);
+	qcxt = portal->queryDesc->estate->es_query_cxt;
+
+	SPI_cursor_fetch(portal, true, warm);
+	got = SPI_processed;
+	SPI_freetuptable(SPI_tuptable);
+
+	allocs0 = counting_allocs;
+	bytes0 = counting_bytes;
+	qcxt->methods = &counting_methods;
+	PG_TRY();
+	{
+		for (;;)
+		{
+			SPI_cursor_fetch(portal, true, BENCH_SCAN_FETCH_BATCH);
+			counted += SPI_processed;
+			SPI_freetuptable(SPI_tuptable);
+			if (SPI_processed < BENCH_SCAN_FETCH_BATCH)
+				break;
+		}
+	}
+	PG_FINALLY();
+	{
+		qcxt->methods = counting_orig;
+	}
+	PG_END_TRY();
+	*allocs = counting_allocs - allocs0;
+	*bytes = counting_bytes - bytes0;
+	SPI_cursor_close(portal);
+	PopActiveSnapshot();
+	if (got + counted != want)
+		ereport(ERROR,
+				(errcode(ERRCODE_INTERNAL_ERROR),
+				 errmsg("minidb bench: the %s query on %s table \"%s\" returned " INT64_FORMAT " rows, expected " INT64_FORMAT,
+						scan_kind_names[kind], t->heap ? "heap" : "minidb",
+						t->relname, got + counted, want)));
+	return counted;
+}
+
+/* Every kind: warm-up, counted run and timed pairs (as the owner) */
+static void
+scan_measure(BenchEnv *env, ScanArgs *a)
+{
+	for (int i = 0; i < a->nkinds; i++)
+	{
+		int			kind = a->kinds[i];
+		int			level;
+		int64		rows = scan_rows_read(a, kind);
+
+		if (bench_progress)
+			ereport(NOTICE,
+					(errmsg("minidb_bench_scan: kind %d of %d: %s",
+							i + 1, a->nkinds, scan_kind_names[kind])));
+		level = scan_settings(kind);
+		as_owner(env);
+		for (int s = 0; s < 2; s++)
+		{
+			uint64		bytes = 0;
+			uint64		allocs = 0;
+
+			scan_check_plan(a, kind, &a->tables[s]);
+			(void) scan_run(a, kind, &a->tables[s]);
+			if (kind != SCAN_ANALYZE)
+			{
+				int64		n = scan_count_allocs(a, kind, &a->tables[s],
+												  &bytes, &allocs);
+
+				a->counted[i] = (n > 0);
+				a->bytes_per_row[i][s] = (double) bytes / Max(n, 1);
+				a->allocs_per_row[i][s] = (double) allocs / Max(n, 1);
+			}
+		}
+		for (int p = 0; p < a->pairs; p++)
+		{
+			for (int j = 0; j < 2; j++)
+			{
+				int			s = (p % 2 == 0) ? j : 1 - j;
+
+				a->ms[i][s][p] = scan_run(a, kind, &a->tables[s]);
+			}
+			a->ratio[i][p] = a->ms[i][1][p] / a->ms[i][0][p];
+		}
+		as_caller(env);
+		a->returned[i] = rows;
+		AtEOXact_GUC(true, level);
+	}
+}
+
+/* scan_measure in a subtransaction rolled back afterwards (its locks too) */
+static void
+scan_measure_rolled_back(BenchEnv *env, ScanArgs *a)
+{
+	MemoryContext oldcxt = CurrentMemoryContext;
+	ResourceOwner oldowner = CurrentResourceOwner;
+
+	BeginInternalSubTransaction(NULL);
+	MemoryContextSwitchTo(oldcxt);
+	PG_TRY();
+	{
+		scan_measure(env, a);
+	}
+	PG_CATCH();
+	{
+		ErrorData  *edata;
+
+		MemoryContextSwitchTo(oldcxt);
+		edata = CopyErrorData();
+		FlushErrorState();
+		RollbackAndReleaseCurrentSubTransaction();
+		MemoryContextSwitchTo(oldcxt);
+		CurrentResourceOwner = oldowner;
+		ReThrowError(edata);
+	}
+	PG_END_TRY();
+	RollbackAndReleaseCurrentSubTransaction();
+	MemoryContextSwitchTo(oldcxt);
+	CurrentResourceOwner = oldowner;
+}
+
+/* The writer loads both tables; then every kind is measured */
+static void
+scan_body(BenchEnv *env, void *arg)
+{
+	ScanArgs   *a = (ScanArgs *) arg;
+	const char *schema = quote_identifier(env->schema);
+	const char *key = scan_key_col(a);
+
+	if (bench_progress)
+		ereport(NOTICE,
+				(errmsg("minidb_bench_scan: loading %d %s rows into a heap and a minidb table",
+						a->rows, a->pgbench ? "pgbench_accounts" : "narrow")));
+	writer_connect(env);
+	scratch_schema_create(env);
+
+	for (int s = 0; s < 2; s++)
+	{
+		ScanTable  *t = &a->tables[s];
+		StringInfoData sql;
+		char	   *q;
+
+		t->heap = (s == 0);
+		snprintf(t->relname, NAMEDATALEN, "%s_%s",
+				 a->pgbench ? "pgbench_accounts" : "narrow",
+				 t->heap ? "heap" : "minidb");
+		t->qualname = MemoryContextStrdup(env->cxt,
+										  psprintf("%s.%s", schema,
+												   quote_identifier(t->relname)));
+		initStringInfo(&sql);
+		if (!t->heap)
+			appendStringInfo(&sql, "SET minidb.record_format = 'v%d';",
+							 a->format);
+		if (a->pgbench)
+			appendStringInfo(&sql,
+							 "CREATE TABLE %s (aid pg_catalog.int4 NOT NULL, bid pg_catalog.int4,"
+							 " abalance pg_catalog.int4, filler pg_catalog.bpchar(84)) USING %s"
+							 " WITH (fillfactor = 100, autovacuum_enabled = false);"
+							 " INSERT INTO %s SELECT g, ((g OPERATOR(pg_catalog.-) 1)"
+							 " OPERATOR(pg_catalog./) %d) OPERATOR(pg_catalog.+) 1, 0, ''"
+							 " FROM pg_catalog.generate_series(1, %d) g;",
+							 t->qualname, t->heap ? "heap" : "minidb",
+							 t->qualname, BENCH_SCAN_PGBENCH_SCALE_ROWS, a->rows);
+		else
+			appendStringInfo(&sql,
+							 "CREATE TABLE %s (id pg_catalog.int4 NOT NULL, k pg_catalog.int4 NOT NULL)"
+							 " USING %s WITH (autovacuum_enabled = false);"
+							 " INSERT INTO %s SELECT g, ((g::pg_catalog.int8 OPERATOR(pg_catalog.*) 7919)"
+							 " OPERATOR(pg_catalog.%%) 1000)::pg_catalog.int4"
+							 " FROM pg_catalog.generate_series(1, %d) g;",
+							 t->qualname, t->heap ? "heap" : "minidb",
+							 t->qualname, a->rows);
+		appendStringInfo(&sql, " ALTER TABLE %s ADD PRIMARY KEY (%s);",
+						 t->qualname, key);
+		if (!t->heap)
+			appendStringInfoString(&sql, " RESET minidb.record_format;");
+		writer_exec(env, sql.data);
+		CHECK_FOR_INTERRUPTS();
+		/* VACUUM refuses a transaction block: a statement of its own */
+		writer_exec(env, psprintf("VACUUM ANALYZE %s", t->qualname));
+		CHECK_FOR_INTERRUPTS();
+
+		/* the range's first and last rows: where the TID range starts, ends */
+		q = psprintf("SELECT ctid::pg_catalog.text FROM %s WHERE %s OPERATOR(pg_catalog.=) %d"
+					 " UNION ALL SELECT ctid::pg_catalog.text FROM %s WHERE %s OPERATOR(pg_catalog.=) %d"
+					 " UNION ALL SELECT (pg_catalog.pg_relation_size(%s::pg_catalog.regclass)"
+					 " OPERATOR(pg_catalog./) %d)::pg_catalog.text",
+					 t->qualname, key, a->range_lo, t->qualname, key, a->range_hi,
+					 quote_literal_cstr(t->qualname), BLCKSZ);
+		if (writer_query(env, q) != 3)
+			elog(ERROR, "minidb bench: the rows of the range of \"%s\" are missing",
+				 t->relname);
+		t->tid_lo = MemoryContextStrdup(env->cxt, writer_value(0));
+		t->tid_hi = MemoryContextStrdup(env->cxt, writer_value(1));
+		t->pages = pg_strtoint64(writer_value(2));
+	}
+	if (bench_progress)
+		ereport(NOTICE, (errmsg("minidb_bench_scan: tables loaded")));
+
+	scan_measure_rolled_back(env, a);
+
+	drop_own_schema(env, true);
+	writer_disconnect(env);
+}
+
+Datum
+minidb_bench_scan(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	ScanArgs	a;
+	BenchEnv	env;
+	Datum	   *elems;
+	int			n;
+	int			range;
+	char	   *data;
+
+	static const char *const argnames[5] =
+	{"kinds", "rows", "pairs", "data", "format"};
+
+	minidb_bench_check_caller();
+	for (int i = 0; i < 5; i++)
+		check_not_null(fcinfo, i, argnames[i]);
+	memset(&a, 0, sizeof(a));
+
+	array_elements(PG_GETARG_ARRAYTYPE_P(0), TEXTOID, "kinds", &elems, &n);
+	if (n == 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("kinds must not be empty")));
+	for (int i = 0; i < n; i++)
+	{
+		int			k = parse_scan_kind(TextDatumGetCString(elems[i]));
+		bool		seen = false;
+
+		for (int j = 0; j < a.nkinds; j++)
+			seen |= (a.kinds[j] == k);
+		if (!seen)
+			a.kinds[a.nkinds++] = k;
+	}
+	a.rows = PG_GETARG_INT32(1);
+	if (a.rows < BENCH_SCAN_MIN_ROWS || a.rows > BENCH_SCAN_MAX_ROWS)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("rows must be between %d and %d, not %d",
+						BENCH_SCAN_MIN_ROWS, BENCH_SCAN_MAX_ROWS, a.rows)));
+	a.pairs = PG_GETARG_INT32(2);
+	if (a.pairs < 2 || a.pairs > BENCH_MAX_PAIRS)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("pairs must be between 2 and %d, not %d",
+						BENCH_MAX_PAIRS, a.pairs),
+				 errdetail("Quartiles of the per-pair ratio need at least two pairs.")));
+	data = text_to_cstring(PG_GETARG_TEXT_PP(3));
+	if (strcmp(data, "narrow") == 0)
+		a.pgbench = false;
+	else if (strcmp(data, "pgbench") == 0)
+		a.pgbench = true;
+	else
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("unknown data set \"%s\"", data),
+				 errhint("Valid values are narrow (id int4, k int4) and pgbench (pgbench_accounts rows, rows / 100000 = scale).")));
+	a.format = parse_format(text_to_cstring(PG_GETARG_TEXT_PP(4)));
+	if ((int64) a.rows * (a.pairs + 2) * 2 * a.nkinds > BENCH_SCAN_MAX_WORK)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("this call would read " INT64_FORMAT " rows, more than the limit of " INT64_FORMAT,
+						(int64) a.rows * (a.pairs + 2) * 2 * a.nkinds,
+						(int64) BENCH_SCAN_MAX_WORK),
+				 errhint("Ask for fewer rows, kinds or pairs, and make several calls.")));
+	bench_progress = (int64) a.rows * (a.pairs + 2) * 2 * a.nkinds >=
+		10 * BENCH_PROGRESS_MIN_WORK;
+
+	/* the ranges: BENCH_SCAN_RANGE rows (a tenth of smaller tables), centred */
+	range = Min(BENCH_SCAN_RANGE, a.rows / 10);
+	a.range_lo = (a.rows - range) / 2 + 1;
+	a.range_hi = a.range_lo + range - 1;
+	for (int i = 0; i < a.nkinds; i++)
+	{
+		for (int s = 0; s < 2; s++)
+			a.ms[i][s] = palloc0(sizeof(double) * a.pairs);
+		a.ratio[i] = palloc0(sizeof(double) * a.pairs);
+	}
+	/* the counting method table: filled in by the first counting context */
+	MemoryContextDelete(counting_context_create());
+
+	InitMaterializedSRF(fcinfo, 0);
+	a.rsinfo = rsinfo;
+	bench_env_init(&env, fcinfo);
+	bench_run(&env, scan_body, &a);
+
+	for (int i = 0; i < a.nkinds; i++)
+	{
+		int			kind = a.kinds[i];
+		double	   *sorted[3];
+		double		q1,
+					q3;
+		const char *verdict;
+
+		for (int p = 0; p <= a.pairs; p++)
+		{
+			Datum		values[17];
+			bool		nulls[17];
+
+			memset(nulls, 0, sizeof(nulls));
+			values[0] = CStringGetTextDatum(scan_kind_names[kind]);
+			values[1] = CStringGetTextDatum(a.pgbench ? "pgbench" : "narrow");
+			values[2] = Int32GetDatum(a.rows);
+			values[3] = Int64GetDatum(a.returned[i]);
+			if (p < a.pairs)
+			{
+				values[4] = Int32GetDatum(p + 1);
+				values[5] = Float8GetDatum(round_to(a.ms[i][0][p], 3));
+				values[6] = Float8GetDatum(round_to(a.ms[i][1][p], 3));
+				values[7] = Float8GetDatum(round_to(a.ratio[i][p], 3));
+				for (int c = 8; c < 17; c++)
+					nulls[c] = true;
+				tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc,
+									 values, nulls);
+				continue;
+			}
+			for (int k = 0; k < 3; k++)
+			{
+				sorted[k] = palloc(sizeof(double) * a.pairs);
+				memcpy(sorted[k], k < 2 ? a.ms[i][k] : a.ratio[i],
+					   sizeof(double) * a.pairs);
+				qsort(sorted[k], a.pairs, sizeof(double), cmp_double);
+			}
+			q1 = round_to(quantile(sorted[2], a.pairs, 0.25), 3);
+			q3 = round_to(quantile(sorted[2], a.pairs, 0.75), 3);
+			if (q3 < 1.0)
+				verdict = "B faster";
+			else if (q1 > 1.0)
+				verdict = "A faster";
+			else
+				verdict = "no difference detected";
+			nulls[4] = true;
+			values[5] = Float8GetDatum(round_to(quantile(sorted[0], a.pairs, 0.5), 3));
+			values[6] = Float8GetDatum(round_to(quantile(sorted[1], a.pairs, 0.5), 3));
+			values[7] = Float8GetDatum(round_to(quantile(sorted[2], a.pairs, 0.5), 3));
+			values[8] = Float8GetDatum(q1);
+			values[9] = Float8GetDatum(q3);
+			values[10] = CStringGetTextDatum(psprintf("%s (A = heap, B = minidb)",
+													  verdict));
+			values[11] = Int64GetDatum(a.tables[0].pages);
+			values[12] = Int64GetDatum(a.tables[1].pages);
+			if (a.counted[i])
+			{
+				values[13] = Float8GetDatum(round_to(a.bytes_per_row[i][0], 3));
+				values[14] = Float8GetDatum(round_to(a.bytes_per_row[i][1], 3));
+				values[15] = Float8GetDatum(round_to(a.allocs_per_row[i][0], 4));
+				values[16] = Float8GetDatum(round_to(a.allocs_per_row[i][1], 4));
+			}
+			else
+				nulls[13] = nulls[14] = nulls[15] = nulls[16] = true;
+			tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc,
+								 values, nulls);
+		}
 	}
 	return (Datum) 0;
 }

@@ -122,7 +122,14 @@ row_age(MinidbScanDesc scan, char *rec, uint32 len,
 	age->frozen = (ref->vh->vh_flags & MINIDB_V_FROZEN) != 0;
 	age->prev_xmin = InvalidTransactionId;
 	age->prev_cmin = InvalidCommandId;
-	if (!scan->by_age || !minidb_chain_iter_init(&it, rec, len, &err) ||
+	/*
+	 * Most records hold one version: no iterator for them.  A version that
+	 * ends where the record does is its last (V3 records of two or more
+	 * versions end with their directory).
+	 */
+	if (!scan->by_age || ref->end >= len ||
+		ref->index + 1 >= minidb_record_nversions(rec, len) ||
+		!minidb_chain_iter_init(&it, rec, len, &err) ||
 		ref->index + 1 >= it.nversions)
 		return;
 	while (minidb_chain_iter_next(&it, &r, &err, &damaged))
@@ -153,7 +160,8 @@ rows_append(MinidbScanDesc scan, const char *rec, const MinidbVersionData *v,
 		MinidbLockers lk;
 
 		minidb_record_get_lockers(rec, &lk);
-		minidb_tuple_set_lockers((HeapTupleHeader) dst, &lk);
+		if (lk.mode != MINIDB_LOCK_NONE)
+			minidb_tuple_set_lockers((HeapTupleHeader) dst, &lk);
 	}
 	rows->offsets[rows->nrows] = ItemPointerGetOffsetNumber(tid);
 	rows->starts[rows->nrows] = rows->arena_used;
@@ -182,23 +190,72 @@ get_version(MinidbScanDesc scan, const char *rec, const MinidbVersionRef *ref,
 	MemoryContextSwitchTo(old);
 }
 
+/*
+ * The head (newest) version of a record, when a regular MVCC snapshot
+ * sees it without asking anybody: a data version whose xmin is frozen, or
+ * hinted committed and older than every transaction the snapshot still
+ * counts as running (below its xmin).  That is mvcc_sees()'s answer for
+ * it, by the same tests in the same order, and as the newest version it
+ * is the one minidb_find_visible would return, with no newer version to
+ * report as the row's xmax or to SSI.  Most rows of a table that is not
+ * being written are read this way, as heap's page mode reads a page:
+ * without the per-row visibility machinery.  The walker still checks the
+ * record (header, the version, the tail) as on every read.
+ */
+typedef struct HeadSeen
+{
+	TransactionId snapshot_xmin;
+	bool		sees;
+} HeadSeen;
+
+static bool
+head_seen_cb(MinidbVersionHeader *vh, int index, void *arg)
+{
+	HeadSeen   *h = (HeadSeen *) arg;
+	uint16		flags = vh->vh_flags;
+
+	h->sees = index == 0 &&
+		!(flags & (MINIDB_V_XMIN_ABORTED | MINIDB_V_NODATA_MASK |
+				   MINIDB_V_VIRTUAL | MINIDB_V_XMIN_MULTI)) &&
+		((flags & MINIDB_V_FROZEN) ||
+		 ((flags & MINIDB_V_XMIN_COMMITTED) &&
+		  TransactionIdPrecedes(vh->vh_xmin, h->snapshot_xmin)));
+	return true;				/* the head only */
+}
+
 /* If the record at off is visible to the scan's snapshot, keep its row */
 static void
-collect_record(MinidbScanDesc scan, Buffer buffer, OffsetNumber off)
+collect_record(MinidbScanDesc scan, Buffer buffer, BlockNumber blkno,
+			   OffsetNumber off)
 {
 	ItemPointerData tid;
 	MinidbVersionRef ref;
 	MinidbVersionData v;
-	TransactionId xmax;
+	TransactionId xmax = InvalidTransactionId;
 	uint32		len;
 	char	   *rec;
+	Snapshot	snapshot = scan->base.rs_snapshot;
+	bool		seen = false;
 
 	rec = minidb_page_record(scan->base.rs_rd, buffer, off, &len);
 	if (rec == NULL)
 		return;
-	ItemPointerSet(&tid, BufferGetBlockNumber(buffer), off);
-	if (minidb_find_visible(scan->base.rs_rd, &tid, rec, len,
-							scan->base.rs_snapshot, buffer, &ref, &xmax) < 0)
+	ItemPointerSet(&tid, blkno, off);
+	if (snapshot->snapshot_type == SNAPSHOT_MVCC)
+	{
+		HeadSeen	h;
+		MinidbChainError err;
+
+		h.snapshot_xmin = snapshot->xmin;
+		h.sees = false;
+		if (minidb_chain_find_visible(rec, len, head_seen_cb, &h, &ref,
+									  &err) == -2)
+			minidb_report_corruption(scan->base.rs_rd, &tid, &err);
+		seen = h.sees;
+	}
+	if (!seen &&
+		minidb_find_visible(scan->base.rs_rd, &tid, rec, len,
+							snapshot, buffer, &ref, &xmax) < 0)
 		return;
 	/* SSI: a sequential scan locked the whole relation; the others the rows */
 	if (scan->base.rs_flags & SO_TYPE_BITMAPSCAN)
@@ -234,32 +291,83 @@ collect_page(MinidbScanDesc scan, BlockNumber blkno,
 	if (offsets == NULL)
 	{
 		for (OffsetNumber off = FirstOffsetNumber; off <= maxoff; off++)
-			collect_record(scan, buffer, off);
+			collect_record(scan, buffer, blkno, off);
 	}
 	else
 	{
 		for (int i = 0; i < noffsets; i++)
 			if (offsets[i] <= maxoff)
-				collect_record(scan, buffer, offsets[i]);
+				collect_record(scan, buffer, blkno, offsets[i]);
 	}
 
 	LockBuffer(buffer, BUFFER_LOCK_UNLOCK);
 	ReleaseBuffer(buffer);
 }
 
-/* Hand out row i of the current page through slot */
+/*
+ * Where the leading fixed-width attributes of desc end (layout_end[n]: the
+ * first n), computed once per scan and descriptor: the offsets
+ * minidb_attributes_damage computes for a row without nulls
+ */
+static void
+layout_prepare(MinidbScanDesc scan, TupleDesc desc)
+{
+	uint32		off = 0;
+	int			n = 0;
+
+	if (scan->layout_end == NULL || desc->natts > scan->layout_cap)
+	{
+		if (scan->layout_end)
+			pfree(scan->layout_end);
+		scan->layout_end = MemoryContextAlloc(scan->cxt,
+											  sizeof(uint32) * (desc->natts + 1));
+		scan->layout_cap = desc->natts;
+	}
+	scan->layout_end[0] = 0;
+	for (; n < desc->natts; n++)
+	{
+		Form_pg_attribute att = TupleDescAttr(desc, n);
+
+		if (att->attlen <= 0)
+			break;
+		off = att_align_nominal(off, att->attalign);
+		off += att->attlen;
+		scan->layout_end[n + 1] = off;
+	}
+	scan->layout_nfixed = n;
+	scan->layout_desc = desc;
+}
+
+/*
+ * Hand out row i of the current page through slot.  Its attributes must
+ * lie within its data (minidb_check_tuple_layout).  A row without nulls,
+ * variable-width or external values whose attributes are all fixed-width
+ * passes exactly when its data ends where they do: checked here without
+ * the walk; any other row takes the whole check (which also words the
+ * error).
+ */
 static void
 store_row(MinidbScanDesc scan, int i, TupleTableSlot *slot)
 {
 	MinidbPageRows *rows = &scan->rows;
 	HeapTuple	tuple = &scan->tuple;
+	TupleDesc	desc = slot->tts_tupleDescriptor;
+	HeapTupleHeader td;
+	int			natts;
 
-	tuple->t_data = (HeapTupleHeader) (rows->arena + rows->starts[i]);
+	td = tuple->t_data = (HeapTupleHeader) (rows->arena + rows->starts[i]);
 	tuple->t_len = rows->lens[i];
 	ItemPointerSet(&tuple->t_self, scan->cblock, rows->offsets[i]);
 	tuple->t_tableOid = RelationGetRelid(scan->base.rs_rd);
-	minidb_check_tuple_layout(scan->base.rs_rd, slot->tts_tupleDescriptor,
-							  tuple);
+	if (unlikely(scan->layout_desc != desc))
+		layout_prepare(scan, desc);
+	natts = HeapTupleHeaderGetNatts(td);
+	if (!(td->t_infomask & (HEAP_HASNULL | HEAP_HASVARWIDTH | HEAP_HASEXTERNAL)) &&
+		natts <= scan->layout_nfixed &&
+		scan->layout_end[natts] == tuple->t_len - td->t_hoff)
+		;						/* the whole check would pass */
+	else
+		minidb_check_tuple_layout(scan->base.rs_rd, desc, tuple);
 	ExecStoreHeapTuple(tuple, slot, false);
 }
 
@@ -822,8 +930,7 @@ analyze_record(MinidbScanDesc scan, Buffer buffer, OffsetNumber off,
 	while (minidb_walk_next(&walk, &ref))
 	{
 		MinidbVersionHeader *vh = ref.vh;
-		bool		ours = TransactionIdIsCurrentTransactionId(vh->vh_xmin);
-		bool		running = !ours && TransactionIdIsInProgress(vh->vh_xmin);
+		bool		ours;
 
 		if (minidb_xid_aborted(vh, buffer) || superseded)
 		{
@@ -832,8 +939,20 @@ analyze_record(MinidbScanDesc scan, Buffer buffer, OffsetNumber off,
 				scan->analyze_dead += 1;
 			continue;
 		}
-		if (running)
-			continue;			/* look at what it replaces */
+
+		/*
+		 * A version hinted committed (or frozen) is neither this
+		 * transaction's nor running: no look at the procarray for it, as
+		 * heap's HeapTupleSatisfiesVacuum trusts its hint bits
+		 */
+		if (vh->vh_flags & (MINIDB_V_XMIN_COMMITTED | MINIDB_V_FROZEN))
+			ours = false;
+		else
+		{
+			ours = TransactionIdIsCurrentTransactionId(vh->vh_xmin);
+			if (!ours && TransactionIdIsInProgress(vh->vh_xmin))
+				continue;		/* look at what it replaces */
+		}
 		superseded = true;
 		if (vh->vh_flags & MINIDB_V_NODATA_MASK)
 		{
@@ -857,6 +976,47 @@ analyze_record(MinidbScanDesc scan, Buffer buffer, OffsetNumber off,
 	}
 }
 
+/*
+ * A record ANALYZE can sort without walking it: one data version, hinted
+ * committed or frozen (and not aborted).  analyze_record would count it
+ * live and keep it, and count nothing dead.  The walker still checks the
+ * record as a read does (header, the version, the tail).
+ */
+static bool
+analyze_head_cb(MinidbVersionHeader *vh, int index, void *arg)
+{
+	uint16		flags = vh->vh_flags;
+
+	*(bool *) arg = index == 0 &&
+		!(flags & (MINIDB_V_XMIN_ABORTED | MINIDB_V_NODATA_MASK |
+				   MINIDB_V_VIRTUAL | MINIDB_V_XMIN_MULTI)) &&
+		(flags & (MINIDB_V_XMIN_COMMITTED | MINIDB_V_FROZEN));
+	return true;				/* the head only */
+}
+
+static bool
+analyze_single_version(MinidbScanDesc scan, Buffer buffer, OffsetNumber off,
+					   char *rec, uint32 len)
+{
+	MinidbVersionRef ref;
+	MinidbChainError err;
+	MinidbVersionData v;
+	ItemPointerData tid;
+	bool		committed = false;
+
+	ItemPointerSet(&tid, BufferGetBlockNumber(buffer), off);
+	if (minidb_chain_find_visible(rec, len, analyze_head_cb, &committed,
+								  &ref, &err) == -2)
+		minidb_report_corruption(scan->base.rs_rd, &tid, &err);
+	/* a version that ends where the record does is its only one */
+	if (!committed || ref.end < len)
+		return false;
+	get_version(scan, rec, &ref, &v);
+	rows_append(scan, rec, &v, InvalidTransactionId, &tid);
+	scan->analyze_live += 1;
+	return true;
+}
+
 static void
 analyze_collect(MinidbScanDesc scan)
 {
@@ -875,7 +1035,10 @@ analyze_collect(MinidbScanDesc scan)
 											 &len);
 
 		if (rec)
-			analyze_record(scan, buffer, off, rec, len);
+		{
+			if (!analyze_single_version(scan, buffer, off, rec, len))
+				analyze_record(scan, buffer, off, rec, len);
+		}
 		else if (ItemIdIsDead(PageGetItemId(page, off)))
 			scan->analyze_dead += 1;
 	}

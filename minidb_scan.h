@@ -79,6 +79,16 @@ typedef struct MinidbScanDescData
 	/* sample scans */
 	BlockNumber sample_pos;
 	int			sample_visible[MaxHeapTuplesPerPage + 1];
+
+	/*
+	 * store_row's check of a row's attributes, for the slot's descriptor
+	 * layout_desc: its first layout_nfixed attributes are fixed-width, and
+	 * the first n of them end at layout_end[n] (see store_row)
+	 */
+	TupleDesc	layout_desc;
+	int			layout_nfixed;
+	uint32	   *layout_end;		/* layout_cap + 1 entries */
+	int			layout_cap;
 } MinidbScanDescData;
 
 typedef MinidbScanDescData *MinidbScanDesc;

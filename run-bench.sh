@@ -9,7 +9,9 @@
 # bench_main runs the chain-depth suite (bench/chain_depth.sh, README
 # section "The chain-depth benchmark"): it prints the seed-style tables and
 # writes bench/out/report.txt, bench/out/chain_depth.bench.txt (benchstat)
-# and bench/out/chain_depth.png (gnuplot).  BENCH_QUICK=1 for a smoke run;
+# and bench/out/chain_depth.png (gnuplot).  Then the scan suite
+# (bench/scan.sh, README section "The scan benchmark"; BENCH_SCAN=0 skips
+# it): bench/out/scan_report.txt, scan.bench.txt and scan.png.  BENCH_QUICK=1 for a smoke run;
 # the full run takes a few minutes on 2 cores.  Everything before it is the
 # harness: PGHOST, PGPORT, PGUSER exported, $BENCH_DB holding a fresh
 # minidb_am (and dblink, which writes the chains' versions).
@@ -35,7 +37,12 @@ machine() {
 bench_main() {
     machine
     psql_bench -q -c "CREATE EXTENSION IF NOT EXISTS dblink" || return 1
-    bench/chain_depth.sh
+    bench/chain_depth.sh || return 1
+    # the scan suite (README, "The scan benchmark"); BENCH_SCAN=0 skips it
+    if [ "${BENCH_SCAN:-1}" != 0 ]; then
+        echo
+        bench/scan.sh || return 1
+    fi
 }
 
 scripts/deps.sh || exit 1

@@ -116,3 +116,34 @@ GRANT EXECUTE ON FUNCTION minidb_bench_chain_depth(int[], int, text[], bool, tex
 GRANT EXECUTE ON FUNCTION minidb_bench_chain_rows(int[], text[], bool, text) TO PUBLIC;
 GRANT EXECUTE ON FUNCTION minidb_bench_copy_vs_alloc(int, int) TO PUBLIC;
 GRANT EXECUTE ON FUNCTION minidb_bench_ab(text, text, int, text, int, int, text, text) TO PUBLIC;
+
+-- Scans over many rows, minidb beside heap in the same call (bench.c,
+-- "minidb_bench_scan"): the writer loads rows narrow rows (data 'narrow':
+-- id int4, k int4) or pgbench_accounts rows (data 'pgbench', scale =
+-- rows / 100000) into one table of each access method; each kind's query
+-- then runs alternately on both, ABBA over pairs.  One row per kind and
+-- pair (ms of each, ratio = minidb / heap), then a summary row per kind
+-- (pair IS NULL): medians, quartiles of the ratio, verdict (A = heap,
+-- B = minidb), pages of each table, and bytes and allocations per
+-- returned row of a counted run after the warm-up (NULL for analyze).
+CREATE FUNCTION minidb_bench_scan(
+    kinds text[] DEFAULT '{seq_count,seq_filter,index_range,bitmap,tid_range,analyze}',
+    rows int DEFAULT 1000000,
+    pairs int DEFAULT 10,
+    data text DEFAULT 'narrow',
+    format text DEFAULT 'v3')
+RETURNS TABLE(kind text, data text, table_rows int, rows_read bigint,
+              pair int, heap_ms float8, minidb_ms float8, ratio float8,
+              ratio_q1 float8, ratio_q3 float8, verdict text,
+              heap_pages bigint, minidb_pages bigint,
+              heap_bytes_per_row float8, minidb_bytes_per_row float8,
+              heap_allocs_per_row float8, minidb_allocs_per_row float8)
+AS 'MODULE_PATHNAME', 'minidb_bench_scan'
+LANGUAGE C VOLATILE PARALLEL UNSAFE
+SET search_path = pg_catalog, pg_temp;
+
+COMMENT ON FUNCTION minidb_bench_scan(text[], int, int, text, text) IS
+'paired ABBA scans (sequential count and filter, index range, bitmap, TID range, ANALYZE) of a minidb table beside a heap table: per-pair minidb/heap, median, IQR, verdict, bytes and allocations per row (superuser or member of minidb_bench)';
+
+REVOKE ALL ON FUNCTION minidb_bench_scan(text[], int, int, text, text) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION minidb_bench_scan(text[], int, int, text, text) TO PUBLIC;

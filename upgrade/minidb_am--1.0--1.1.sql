@@ -117,3 +117,27 @@ COMMENT ON FUNCTION minidb_force_kill(regclass, tid[]) IS
 'make the records at these TIDs dead without reading them, as pg_surgery''s heap_force_kill does for heap (superuser)';
 
 REVOKE ALL ON FUNCTION minidb_force_kill(regclass, tid[]) FROM PUBLIC;
+
+-- Scans over many rows, minidb beside heap in the same call (bench.c,
+-- "minidb_bench_scan"); see 20_bench.sql.
+CREATE OR REPLACE FUNCTION minidb_bench_scan(
+    kinds text[] DEFAULT '{seq_count,seq_filter,index_range,bitmap,tid_range,analyze}',
+    rows int DEFAULT 1000000,
+    pairs int DEFAULT 10,
+    data text DEFAULT 'narrow',
+    format text DEFAULT 'v3')
+RETURNS TABLE(kind text, data text, table_rows int, rows_read bigint,
+              pair int, heap_ms float8, minidb_ms float8, ratio float8,
+              ratio_q1 float8, ratio_q3 float8, verdict text,
+              heap_pages bigint, minidb_pages bigint,
+              heap_bytes_per_row float8, minidb_bytes_per_row float8,
+              heap_allocs_per_row float8, minidb_allocs_per_row float8)
+AS 'MODULE_PATHNAME', 'minidb_bench_scan'
+LANGUAGE C VOLATILE PARALLEL UNSAFE
+SET search_path = pg_catalog, pg_temp;
+
+COMMENT ON FUNCTION minidb_bench_scan(text[], int, int, text, text) IS
+'paired ABBA scans (sequential count and filter, index range, bitmap, TID range, ANALYZE) of a minidb table beside a heap table: per-pair minidb/heap, median, IQR, verdict, bytes and allocations per row (superuser or member of minidb_bench)';
+
+REVOKE ALL ON FUNCTION minidb_bench_scan(text[], int, int, text, text) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION minidb_bench_scan(text[], int, int, text, text) TO PUBLIC;
