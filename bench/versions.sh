@@ -1,5 +1,5 @@
 #!/bin/bash
-# bench/versions.sh [VERSION...]   (default: 15 17 18)
+# bench/versions.sh [--table] [VERSION...]   (default: 15 17 18)
 #
 # The chain-depth benchmark (./run-bench.sh) on each PostgreSQL version,
 # one after the other on this machine, then its Table 1 side by side as
@@ -17,7 +17,8 @@
 # Each run's cluster is stopped afterwards.  Everything each run wrote
 # (report.txt, chain_depth.bench.txt, the plot, the full output) is kept
 # in $BENCH_VERSIONS_OUT/pgVERSION (default bench/out/versions, gitignored);
-# the table is printed last and saved as table.md there.
+# the table is printed last and saved as table.md there.  --table prints
+# the table again from the files of the last runs, running nothing.
 #
 # Environment: PG_CONFIG (15's), MINIDB_PORT_15, MINIDB_PORT_17,
 # MINIDB_PORT_18 (each version's cluster port; defaults 5415, 5417, 5418:
@@ -28,6 +29,11 @@
 set -u
 REPO=$(cd "$(dirname "$0")/.." && pwd)
 cd "$REPO" || exit 1
+TABLE_ONLY=0
+if [ "${1:-}" = --table ]; then
+    TABLE_ONLY=1
+    shift
+fi
 VERSIONS=${*:-15 17 18}
 OUT=${BENCH_VERSIONS_OUT:-$REPO/bench/out/versions}
 mkdir -p "$OUT" || exit 1
@@ -35,10 +41,15 @@ mkdir -p "$OUT" || exit 1
 die() { echo "bench/versions: $*" >&2; exit 1; }
 load() { cut -d' ' -f1-3 /proc/loadavg; }
 
-declare -A LOAD_BEFORE LOAD_AFTER SECS SERVER
+declare -A LOAD_BEFORE LOAD_AFTER SECS SERVER WHEN
 FAILED=()
 for v in $VERSIONS; do
     dir=$OUT/pg$v
+    if [ "$TABLE_ONLY" = 1 ]; then
+        # what the last run noted
+        [ -f "$dir/run.txt" ] && . "$dir/run.txt"
+        continue
+    fi
     rm -rf "$dir"
     mkdir -p "$dir"
     port_var=MINIDB_PORT_$v
@@ -48,8 +59,7 @@ for v in $VERSIONS; do
     start=$SECONDS
     case $v in
     15)
-        MINIDB_PORT=$port MINIDB_CLUSTER_DIR=${MINIDB_CLUSTER_DIR:-$OUT/cluster15} \
-            BENCH_OUT=$dir bash -c './run-bench.sh; rc=$?; scripts/cluster.sh stop >/dev/null; exit $rc' \
+        MINIDB_PORT=$port BENCH_OUT=$dir bash -c './run-bench.sh; rc=$?; scripts/cluster.sh stop >/dev/null; exit $rc' \
             2>&1 | tee "$dir/output.txt"
         rc=${PIPESTATUS[0]}
         ;;
@@ -67,6 +77,9 @@ for v in $VERSIONS; do
     SECS[$v]=$((SECONDS - start))
     LOAD_AFTER[$v]=$(load)
     SERVER[$v]=$(sed -n 's/^server: *//p' "$dir/output.txt" | head -1 | cut -d' ' -f1-2)
+    printf 'SECS[%s]=%q\nLOAD_BEFORE[%s]=%q\nLOAD_AFTER[%s]=%q\nSERVER[%s]=%q\nWHEN[%s]=%q\n' \
+        "$v" "${SECS[$v]}" "$v" "${LOAD_BEFORE[$v]}" "$v" "${LOAD_AFTER[$v]}" \
+        "$v" "${SERVER[$v]}" "$v" "$(date -u +%F)" >"$dir/run.txt"
     if [ "$rc" -ne 0 ] || [ ! -s "$dir/chain_depth.bench.txt" ]; then
         echo "bench/versions: PostgreSQL $v: run-bench.sh failed (exit $rc); see $dir/output.txt" >&2
         FAILED+=("$v")
@@ -94,10 +107,10 @@ medians() {
 
 {
     echo "Machine: $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//'), $(uname -sr)."
-    echo "Code: $(git -C "$REPO" rev-parse --short HEAD 2>/dev/null)$(git -C "$REPO" diff --quiet HEAD 2>/dev/null || echo ' (with uncommitted changes)'), $(date -u +%F)."
+    echo "Code: $(git -C "$REPO" rev-parse --short HEAD 2>/dev/null)$(git -C "$REPO" diff --quiet HEAD 2>/dev/null || echo ' (with uncommitted changes)')."
     echo "Command: \`bench/versions.sh $VERSIONS\`$([ "${BENCH_QUICK:-0}" = 1 ] && echo ' (BENCH_QUICK=1)')."
     for v in $VERSIONS; do
-        echo "PostgreSQL $v (${SERVER[$v]:-?}): ${SECS[$v]} s, load average ${LOAD_BEFORE[$v]} before, ${LOAD_AFTER[$v]} after."
+        echo "PostgreSQL $v (${SERVER[$v]:-?}), ${WHEN[$v]:-$(date -u +%F)}: ${SECS[$v]:-?} s, load average ${LOAD_BEFORE[$v]:-?} before, ${LOAD_AFTER[$v]:-?} after."
     done
     echo
     printf '| path | depth | reader |'

@@ -409,8 +409,7 @@ sub pick_target
 # see the targeted check "a row's end renamed"), or into one the round's
 # own writes will assign (refused by a read before, taken for that
 # transaction after; a round assigns a few hundred, 4,096 are kept clear).
-# Multixacts are left alone (numbered alike on every
-# version).
+# Multixacts are left alone (numbered alike on every version).
 sub xid_flip_undecidable
 {
 	my ($page, $byte, $what, $x) = @_;
@@ -592,12 +591,12 @@ sub version0
 	# version from a copy of the page, where damage has no TID
 	($b, $o) = @{ $tid{9008} };
 	$page = read_block($path, $b);
-	my ($off16, undef, $len16) = lp_of($page, $o);
-	my ($v1) = grep { $_->[2] eq "record $o version 3" }
-	  @{ v3_targets($page, $o, $off16, $len16) };
-	ok($v1 && grep({ $_->[2] eq "record $o version 4" } @{ v3_targets($page, $o, $off16, $len16) }),
+	my ($off9, undef, $len9) = lp_of($page, $o);
+	my ($v3) = grep { $_->[2] eq "record $o version 3" }
+	  @{ v3_targets($page, $o, $off9, $len9) };
+	ok($v3 && grep({ $_->[2] eq "record $o version 4" } @{ v3_targets($page, $o, $off9, $len9) }),
 		'row 9008 is a V3 record of five versions or more');
-	write_bytes($path, $b * 8192 + $v1->[0] + 10, pack('v', 49924)) if $v1;
+	write_bytes($path, $b * 8192 + $v3->[0] + 10, pack("v", 49924)) if $v3;
 	# 4292: a row locked FOR SHARE; its locker lies a million ahead
 	my ($lb, $lo) = @{ $tid{4292} };
 	$page = read_block($path, $lb);
