@@ -630,6 +630,7 @@ minidb_set_lockers(Relation rel, Buffer buffer, OffsetNumber off,
 		minidb_log_lockers(rel, buffer, off, lk);
 		return;
 	}
+	minidb_page_record_validate(rel, buffer, off);
 	minidb_write_begin(&w, rel);
 	page = minidb_write_page(&w, buffer, false);
 	rec = minidb_lockers_build(page, off, lk, &len);

@@ -253,6 +253,7 @@ prepend_version(Relation rel, Buffer buffer, OffsetNumber off,
 			pfree(keep);
 		return;
 	}
+	minidb_page_record_validate(rel, buffer, off);
 	minidb_write_begin(&w, rel);
 	page_prepend(rel, minidb_write_page(&w, buffer, false), off, v, format,
 				 extra);
@@ -855,6 +856,7 @@ write_update(UpdateTarget *ut, bool try_in_place, bool *in_place)
 		pfree(newrec);
 		return newtid;
 	}
+	minidb_page_record_validate(rel, ut->buffer, off);
 	minidb_write_begin(&w, rel);
 	page = minidb_write_page(&w, ut->buffer, false);
 	target = page;

@@ -445,6 +445,24 @@ minidb_page_record(Relation rel, Buffer buffer, OffsetNumber off,
 }
 
 /*
+ * Before a write rewrites every version of the record at off of a locked
+ * buffer from a page image (minidb_write_page, a private copy of the page):
+ * damage in versions no read visited raises ERRCODE_DATA_CORRUPTED naming
+ * relation, block and offset here, where the record lies on the buffer's
+ * page; found in the copy, it could name none.
+ */
+void
+minidb_page_record_validate(Relation rel, Buffer buffer, OffsetNumber off)
+{
+	uint32		len;
+	char	   *rec = minidb_page_record(rel, buffer, off, &len);
+	MinidbChainError err;
+
+	if (rec && !minidb_record_validate(rec, len, &err))
+		minidb_record_damaged(rec, &err);
+}
+
+/*
  * The record at off of a page image a write is changing (minidb_write_page
  * hands it out; the caller found the record on the buffer's page, checked,
  * before): ERROR if it is not there, which cannot happen.

@@ -93,6 +93,8 @@ extern MinidbItem minidb_page_item(Page page, OffsetNumber off, char **rec,
 								   uint32 *len, const char **why);
 extern char *minidb_page_record(Relation rel, Buffer buffer,
 								OffsetNumber off, uint32 *len);
+extern void minidb_page_record_validate(Relation rel, Buffer buffer,
+										OffsetNumber off);
 extern char *minidb_page_get_record(Relation rel, Buffer buffer,
 									OffsetNumber off, uint32 *len);
 extern char *minidb_image_record(Page image, OffsetNumber off, uint32 *len);

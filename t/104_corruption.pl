@@ -252,6 +252,23 @@ my $settings_idx =
   'SET enable_seqscan = off; SET enable_bitmapscan = off; SET enable_tidscan = off;';
 my @all_pages = (0 .. $nblocks - 1);
 
+# What the commit log says of every transaction ID the pristine table may
+# name (txid_status: committed, aborted, in progress; too old: none), and
+# the next ID; 1 and 2 (bootstrap, frozen) read as committed
+my %xid_status = (1 => 'committed', 2 => 'committed');
+my $next_xid = $node->safe_psql('postgres',
+	q{SELECT txid_snapshot_xmax(txid_current_snapshot())});
+for (split /\n/, $node->safe_psql('postgres',
+		qq{SELECT x, txid_status(x) FROM generate_series(3, $next_xid - 1) x
+		    WHERE txid_status(x) IS NOT NULL}))
+{
+	my ($x, $st) = split /\|/;
+	$xid_status{$x} = $st;
+}
+note "transaction IDs: next $next_xid; "
+  . join(', ', map { my $s = $_; "$s " . scalar(grep { $_ eq $s } values %xid_status) }
+	  ('committed', 'aborted', 'in progress'));
+
 # Expected outcomes on the pristine table: reads, then after the writes
 my $pristine_reads = per_page('page_rows', $settings_tid, \@all_pages);
 my $pristine_index = per_page('page_index_rows', $settings_idx, \@all_pages);
@@ -277,7 +294,7 @@ is(scalar(grep { !/^ok/ } values %$pristine_reads, values %$pristine_index,
 # ---------------------------------------------------------------------
 # names of the bytes of a record header and of a version header
 my @rh_name = (('rh_format') x 1, ('rh_flags') x 1, ('rh_nversions') x 2,
-	('rh_len') x 4, ('rh_locker') x 4, ('rh_lockmode') x 2, ('rh_successor') x 6);
+	('rh_len') x 4, (map { "rh_locker byte $_" } 0 .. 3), ('rh_lockmode') x 2, ('rh_successor') x 6);
 my @vh_name = (('vh_xmin byte 0', 'vh_xmin byte 1', 'vh_xmin byte 2', 'vh_xmin byte 3'),
 	('vh_cid byte 0', 'vh_cid byte 1', 'vh_cid byte 2', 'vh_cid byte 3'),
 	('vh_flags byte 0', 'vh_flags byte 1'), ('vh_natts byte 0', 'vh_natts byte 1'),
@@ -382,6 +399,35 @@ sub pick_target
 		$r -= $g->[1];
 	}
 	die "pick_target";
+}
+
+# Would XORing byte $byte (what: $what) of $page with $x turn a transaction
+# ID into one whose outcome depends on how IDs were numbered?  That is:
+# into an ID assigned to a transaction of another status than the one it
+# named (committed, aborted, in progress: a version's creator or a row's
+# end renamed so comes or goes as it would in heap, and no read can tell,
+# see the targeted check "a row's end renamed"), or into one the round's
+# own writes will assign (refused by a read before, taken for that
+# transaction after; a round assigns a few hundred, 4,096 are kept clear).
+# Multixacts are left alone (numbered alike on every version).
+sub xid_flip_undecidable
+{
+	my ($page, $byte, $what, $x) = @_;
+	my ($k, $start, $multi);
+	if ($what =~ /(vh_xmin|xmax|rh_locker) byte (\d)$/)
+	{
+		$k = $2;
+		$start = $byte - $k;
+		$multi = $1 eq 'xmax' ? ord(substr($page, $start - 1, 1)) & 0x01
+		  : $1 eq 'rh_locker' ? ord(substr($page, $start - 7, 1)) & 0x01
+		  : 0;
+	}
+	return 0 if !defined $k || $multi;
+	my $old = unpack('V', substr($page, $start, 4));
+	my $new = $old ^ ($x << (8 * $k));
+	return 1 if $new >= $next_xid && $new < $next_xid + 4096;
+	my ($so, $sn) = ($xid_status{$old}, $xid_status{$new});
+	return defined $so && defined $sn && $so ne $sn;
 }
 
 sub log_has_crash
@@ -489,12 +535,15 @@ sub version0
 {
 	restore_pristine();
 	$node->start;
+	# 9008 gets an external value: its UPDATEs lock it for the TOAST work
+	$node->safe_psql('postgres',
+		q{UPDATE c SET pad = repeat(md5(id::text), 90) WHERE id = 9008});
 	my $next = $node->safe_psql('postgres', 'SELECT txid_current()');
 	my %tid = map {
 		my ($b, $o) = $node->safe_psql('postgres', "SELECT ctid FROM c WHERE id = $_")
 		  =~ /\((\d+),(\d+)\)/;
 		$_ => [ $b, $o ];
-	} (4005, 7305, 7205, 4292, 8012, 7505, 7805);
+	} (4005, 7305, 7205, 4292, 8012, 7505, 7805, 9008);
 	# a row a later transaction made, for a moved row's successor to name
 	my ($sb, $so) = $node->safe_psql('postgres',
 		q{INSERT INTO c VALUES (20002, 1, 'later', NULL) RETURNING ctid})
@@ -537,6 +586,17 @@ sub version0
 	is(unpack('v', substr($page, $off + version0($page, $off) + 10, 2)), 4,
 		'row 7805 is a V3 version of 4 attributes');
 	write_bytes($path, $b * 8192 + $off + version0($page, $off) + 10, pack('v', 110));
+	# 9008: a middle version's natts (version 3 of the V3 record): a read
+	# of the newest version need not pass it, but a write rewrites every
+	# version from a copy of the page, where damage has no TID
+	($b, $o) = @{ $tid{9008} };
+	$page = read_block($path, $b);
+	my ($off9, undef, $len9) = lp_of($page, $o);
+	my ($v3) = grep { $_->[2] eq "record $o version 3" }
+	  @{ v3_targets($page, $o, $off9, $len9) };
+	ok($v3 && grep({ $_->[2] eq "record $o version 4" } @{ v3_targets($page, $o, $off9, $len9) }),
+		'row 9008 is a V3 record of five versions or more');
+	write_bytes($path, $b * 8192 + $v3->[0] + 10, pack("v", 49924)) if $v3;
 	# 4292: a row locked FOR SHARE; its locker lies a million ahead
 	my ($lb, $lo) = @{ $tid{4292} };
 	$page = read_block($path, $lb);
@@ -636,6 +696,14 @@ UPDATE pg_index SET indisready = true WHERE indexrelid = 'c_k'::regclass;
 	like($err->("UPDATE c SET v = 'x' WHERE id = 8012"),
 		qr/ERROR:  XX001: corrupted minidb record in relation "c" at TID \Q@{[$at->(8012)]}\E\nDETAIL:  Record header field "xmax": transaction ID \d+ is not one/,
 		'the same in a V3 record');
+	# (a row with an external value is locked for the TOAST work first,
+	# which rewrites the record from a copy of the page)
+	like($err->("UPDATE c SET v = 'x' WHERE id = 9008"),
+		qr/ERROR:  XX001: corrupted minidb record in relation "c" at TID \Q@{[$at->(9008)]}\E\nDETAIL:  Version 3, field "vh_natts": 49924 attributes exceed/,
+		'a damaged middle version: an UPDATE, which rewrites every version, raises XX001 naming the record');
+	like($err->("SELECT id FROM c WHERE id = 9008 FOR UPDATE"),
+		qr/ERROR:  XX001: corrupted minidb record in relation "c" at TID \Q@{[$at->(9008)]}\E\nDETAIL:  Version 3, field "vh_natts"/,
+		'and so does a row lock');
 	like($err->("SELECT * FROM c WHERE id = 7805"),
 		qr/ERROR:  XX001: corrupted minidb record in relation "c" at TID \Q@{[$at->(7805)]}\E\nDETAIL:  The version read, field "data": 110 attributes, but the table has 4/,
 		'a V3 version whose natts was damaged: XX001, its data is not deformed');
@@ -658,6 +726,8 @@ UPDATE pg_index SET indisready = true WHERE indexrelid = 'c_k'::regclass;
 		'minidb_verify: the xmin not assigned yet');
 	ok($found->(@{ $tid{7805} }, 'data', qr/110 attributes, but the table has 4/),
 		'minidb_verify: the V3 version with too many attributes');
+	ok($found->(@{ $tid{9008} }, 'vh_natts', qr/49924 attributes exceed/),
+		'minidb_verify: the middle version with too many attributes');
 	ok($found->(@{ $tid{4292} }, 'rh_locker', qr/is not assigned yet/),
 		'minidb_verify: the locker not assigned yet');
 	ok($found->(@{ $tid{8012} }, 'xmax', qr/is not assigned yet/),
@@ -695,8 +765,74 @@ SELECT string_agg(b.id::text, ',' ORDER BY b.id) FROM bad b JOIN expect e USING 
 	  if $ENV{MINIDB_CORRUPTION_KEEP};
 }
 
+# A row's end renamed: the xmax of a moved row's old record, and of a
+# deleted row's, turned into the ID of an aborted transaction (hint bits
+# clear).  No read can tell: the row is back, and the moved one is there
+# twice.  Heap is the oracle: the same damage to heap tuples (t_xmax, the
+# HEAP_XMAX_COMMITTED hint cleared) gives the same rows.  The random rounds
+# do not draw such flips (xid_flip_undecidable).
+{
+	restore_pristine();
+	$node->start;
+	$node->safe_psql('postgres', q{
+CREATE TABLE h (id int PRIMARY KEY, k int, v text) USING heap WITH (autovacuum_enabled = off);
+CREATE INDEX h_k ON h (k);
+INSERT INTO h SELECT id, k, v FROM c WHERE id IN (9005, 9006);
+});
+	my %old = map {
+		my $t = $_;
+		$t => [ map { [ $node->safe_psql('postgres', "SELECT ctid FROM $t WHERE id = $_")
+				  =~ /\((\d+),(\d+)\)/ ] } (9005, 9006) ]
+	} ('c', 'h');
+	$node->safe_psql('postgres', q{
+UPDATE c SET k = k + 1000 WHERE id = 9005; UPDATE h SET k = k + 1000 WHERE id = 9005;
+DELETE FROM c WHERE id = 9006; DELETE FROM h WHERE id = 9006;
+});
+	my $aborted = $node->safe_psql('postgres',
+		q{BEGIN; SELECT txid_current(); ROLLBACK;});
+	my $hpath = $node->data_dir . '/'
+	  . $node->safe_psql('postgres', q{SELECT pg_relation_filepath('h')});
+	$node->safe_psql('postgres', 'CHECKPOINT');
+	$node->stop;
+	for my $i (0, 1)
+	{
+		# minidb: a V3 record whose end is a move (0x10 in xinfo) or a delete
+		my ($b, $o) = @{ $old{c}[$i] };
+		my $page = read_block($path, $b);
+		my ($off) = lp_of($page, $o);
+		my ($info, $xinfo) = unpack('CC', substr($page, $off, 2));
+		ok(($info & 7) == 3 && ($info & 0x08) && !($xinfo & 0x03)
+			  && ($xinfo & 0x10) == ($i ? 0 : 0x10),
+			'row ' . (9005 + $i) . "'s old record ends with a " . ($i ? 'delete' : 'move'));
+		write_bytes($path, $b * 8192 + $off + 1, pack('C', $xinfo & ~0x0c));
+		write_bytes($path, $b * 8192 + $off + 2, pack('V', $aborted));
+		# heap: t_xmax at 4, t_infomask at 20 (HEAP_XMAX_COMMITTED 0x0400)
+		($b, $o) = @{ $old{h}[$i] };
+		$page = read_block($hpath, $b);
+		($off) = lp_of($page, $o);
+		my $mask = unpack('v', substr($page, $off + 20, 2));
+		write_bytes($hpath, $b * 8192 + $off + 4, pack('V', $aborted));
+		write_bytes($hpath, $b * 8192 + $off + 20, pack('v', $mask & ~0x0400));
+	}
+	my $logpos = -s $node->logfile;
+	$node->start;
+	my $rows = sub {
+		my ($t) = @_;
+		$node->safe_psql('postgres', "SET enable_indexscan = off; SET enable_bitmapscan = off;
+SELECT string_agg(id || ':' || k, ',' ORDER BY id, k) FROM $t WHERE id IN (9005, 9006)");
+	};
+	is($rows->('c'), $rows->('h'),
+		'a row\'s end renamed to an aborted transaction: the same rows as heap');
+	is($node->safe_psql('postgres', q{SET enable_indexscan = off; SET enable_bitmapscan = off;
+SELECT string_agg(id || ' ' || n, ', ' ORDER BY id) FROM
+  (SELECT id, count(*) AS n FROM c WHERE id IN (9005, 9006) GROUP BY id) s}),
+		'9005 2, 9006 1', '(the moved row twice, the deleted one back)');
+	is(log_has_crash($logpos), '', 'no crash');
+	$node->stop;
+}
+
 my %count = map { $_ => 0 }
-  qw(flips harmless masked read write hint verify verify_silent crashes);
+  qw(flips harmless masked read write hint verify verify_silent crashes redrawn);
 my %by_field;
 my @failures;
 my $round = 0;
@@ -717,6 +853,12 @@ while ($count{flips} < $want_flips)
 		next unless $target;
 		my ($byte, $what) = @$target;
 		my $x = 1 + int(rand(255));
+		# a transaction ID must not come to name an assigned one of another
+		# status, nor one the round's own writes assign (drawn again)
+		my $tries = 0;
+		$x = 1 + int(rand(255)), $tries++
+		  while $tries < 1000 && xid_flip_undecidable($page, $byte, $what, $x);
+		$count{redrawn}++ if $tries;
 		my $old = ord(substr($page, $byte, 1));
 		sysseek($fh, $p * 8192 + $byte, 0) or die;
 		syswrite($fh, chr($old ^ $x), 1) == 1 or die;
@@ -808,8 +950,12 @@ while ($count{flips} < $want_flips)
 		my $found = exists $verified{$p};
 		$count{verify}++ if $found;
 		# hint bits alone: a version's (committed, aborted, frozen), or a V3
-		# record end's (xinfo: committed, aborted)
-		my $hint_only = ($what =~ /vh_flags byte 0$/ && ($x & ~0x07) == 0)
+		# record end's (xinfo: committed, aborted); or a flip that sets a
+		# version's "creator aborted" hint, whatever else it changes: the
+		# version is then passed over unread (heap passes over a tuple
+		# with HEAP_XMIN_INVALID so, whatever its other bits say)
+		my $hint_only = ($what =~ /vh_flags byte 0$/
+			  && (($x & ~0x07) == 0 || (($x & 0x02) && !($old & 0x02))))
 		  || ($what =~ /xinfo$/ && ($x & ~0x0c) == 0);
 		note "round $round: $desc: "
 		  . (@$errs ? join('; ', map { "$_->[0]: $_->[1]" } @$errs) : 'no error')
@@ -884,6 +1030,7 @@ diag(sprintf(
 		$count{flips}, $round, $count{harmless}, $count{masked}, $count{verify_silent},
 		$count{harmless} + $count{masked}, $count{read},
 		$count{write}, $count{hint}, $count{verify}));
+note "$count{redrawn} flips of a transaction ID drawn again (they would have named one of another status, or one the round assigns)";
 for my $f (sort keys %by_field)
 {
 	note sprintf("  %-20s %s", $f,
