@@ -37,6 +37,21 @@ $$;
 CREATE TABLE t (id int PRIMARY KEY, v text) USING minidb
   WITH (autovacuum_enabled = off);
 INSERT INTO t SELECT g, 'row ' || g FROM generate_series(1, 400) g;
+-- VACUUM marks the page all-visible only when no other backend of this
+-- database holds a snapshot older than the insert (an autovacuum worker's
+-- ANALYZE of an earlier test's table can, on a slow machine): wait for
+-- them to go, up to a minute
+DO $$
+BEGIN
+  FOR i IN 1 .. 600 LOOP
+    PERFORM pg_stat_clear_snapshot();
+    EXIT WHEN NOT EXISTS (SELECT FROM pg_stat_activity a
+                           WHERE a.datname = current_database()
+                             AND a.pid <> pg_backend_pid()
+                             AND a.backend_xmin IS NOT NULL);
+    PERFORM pg_sleep(0.1);
+  END LOOP;
+END $$;
 VACUUM t;
 SELECT ctid, id FROM t WHERE id IN (3, 4, 200) ORDER BY id;
 SELECT all_visible FROM pg_visibility_map('t', 0);
