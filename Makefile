@@ -85,11 +85,11 @@ FUZZ_SECONDS ?= 60
 PLANT_SECONDS ?= 120
 SEEDGEN_BIN = test/fuzz/gen_seeds
 
-$(UNIT_BIN): test/unit/test_chain.c test/unit/ordered_check.h chain.c chain_v3.c chain.h chain_int.h $(SHIM) $(SHIM_H)
+$(UNIT_BIN): test/unit/test_chain.c test/unit/ordered_check.h test/unit/single_plain_check.h chain.c chain_v3.c chain.h chain_int.h $(SHIM) $(SHIM_H)
 	$(UNIT_CC) -g -O1 $(STANDALONE_WARN) $(COPT) $(STANDALONE_CPPFLAGS) \
 		-DMINIDB_CHECK_FAST_PATH -o $@ test/unit/test_chain.c $(SHIM) chain.c chain_v3.c
 
-$(UNIT_V3_BIN): test/unit/test_chain_v3.c test/unit/ordered_check.h chain.c chain_v3.c chain.h chain_int.h $(SHIM) $(SHIM_H)
+$(UNIT_V3_BIN): test/unit/test_chain_v3.c test/unit/ordered_check.h test/unit/single_plain_check.h chain.c chain_v3.c chain.h chain_int.h $(SHIM) $(SHIM_H)
 	$(UNIT_CC) -g -O1 $(STANDALONE_WARN) $(COPT) $(STANDALONE_CPPFLAGS) \
 		-DMINIDB_CHECK_FAST_PATH -o $@ test/unit/test_chain_v3.c $(SHIM) chain.c chain_v3.c
 

@@ -33,6 +33,59 @@ extern char *minidb_copy_record(Relation rel, ItemPointer tid, Buffer *pin,
 								MemoryContext cxt, uint32 *len,
 								MinidbViewStatus *status);
 
+/*
+ * A pin an index fetch keeps from call to call, with the block it holds,
+ * so that a fetch from the same block asks the buffer manager nothing.
+ */
+typedef struct MinidbViewPin
+{
+	Buffer		buffer;			/* InvalidBuffer, or pinned by us */
+	BlockNumber blkno;			/* the block of buffer, when valid */
+} MinidbViewPin;
+
+/*
+ * minidb_view_record for a caller that keeps its pin in a MinidbViewPin,
+ * inline, so that a callback known where it is called is inlined too.
+ * The same steps: pin (reused when it holds the block), share lock, the
+ * page check once per pin (minidb_page_check: the page's header, special
+ * area and line pointer array as a whole; a pinned page stays the same
+ * page, and the writers that change it under an exclusive lock keep it
+ * sound), then the one line pointer, checked under this lock on every
+ * call (minidb_page_record_plain, and minidb_page_record for anything
+ * else: no record, or damage), and fn on the record, under the lock.
+ */
+static pg_attribute_always_inline MinidbViewStatus
+minidb_view_record_pinned(Relation rel, ItemPointer tid, MinidbViewPin *vp,
+						  MinidbViewFn fn, void *arg)
+{
+	BlockNumber blkno = ItemPointerGetBlockNumber(tid);
+	OffsetNumber off = ItemPointerGetOffsetNumber(tid);
+	bool		repinned = false;
+	Buffer		buffer;
+	Page		page;
+	uint32		len;
+	char	   *rec;
+
+	if (unlikely(!BufferIsValid(vp->buffer) || vp->blkno != blkno))
+	{
+		vp->buffer = ReleaseAndReadBuffer(vp->buffer, rel, blkno);
+		vp->blkno = blkno;
+		repinned = true;
+	}
+	buffer = vp->buffer;
+	LockBuffer(buffer, BUFFER_LOCK_SHARE);
+	page = BufferGetPage(buffer);
+	if (unlikely(repinned || PageIsNew(page)))
+		minidb_page_check(rel, buffer);
+	rec = minidb_page_record_plain(page, off, &len);
+	if (unlikely(rec == NULL))
+		rec = minidb_page_record(rel, buffer, off, &len);
+	if (rec)
+		fn(rec, len, buffer, arg);
+	LockBuffer(buffer, BUFFER_LOCK_UNLOCK);
+	return rec ? MINIDB_VIEW_OK : MINIDB_VIEW_NO_ITEM;
+}
+
 /* The read paths that the benchmark compares */
 typedef enum MinidbReadPath
 {

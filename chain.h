@@ -737,4 +737,100 @@ minidb_record_dir(const char *rec)
 	return (uint16 *) (rec + MINIDB_V2_DIR_OFFSET);
 }
 
+/*
+ * The newest reader's shortcut for the commonest record: one data version,
+ * stored whole, nothing else.  V3: info is the bare format (no xmax, no
+ * successor, no trailer, no lock mode) and xinfo is 0; V2: one version, no
+ * flags, no lock mode, dir[0] right after the header.  The version must
+ * pass every check the walkers make of it (the V2 one is the walker's
+ * version_plainly_valid), the tail check included: it ends where the
+ * record ends.  True fills *v with the version, its bitmap and data
+ * pointing into rec; false says only "not this shape, or doubtful": the
+ * caller then takes the walker, which finds out what (damage included).
+ * The fuzzer (compare_single_plain) checks that true implies the record
+ * validates and that the walker returns the same version.
+ */
+#define MINIDB_PLAIN_DATA_FLAGS \
+	(MINIDB_V_HINT_MASK | MINIDB_V_HASNULL | MINIDB_V_HASVARWIDTH | \
+	 MINIDB_V_HASEXTERNAL)
+
+static pg_attribute_always_inline bool
+minidb_chain_single_plain(const char *rec, uint32 reclen,
+						  MinidbVersionData *v)
+{
+	const MinidbVersionHeader *vh;
+	uint16		flags;
+	uint16		natts;
+	uint32		start;
+	uint32		bitmapoff;
+	uint32		bitmaplen;
+	uint32		dataoff;
+	uint32		end;
+	bool		ok;
+
+	if (reclen < MINIDB_R3_INFO_PREFIX)
+		return false;
+	if ((uint8) rec[0] == MINIDB_FORMAT_V3)
+	{
+		/* info is the bare format: xinfo must be empty too */
+		if (rec[1] != 0 || reclen > 0xFFFF)
+			return false;
+		start = 4;				/* TYPEALIGN(4, MINIDB_R3_INFO_PREFIX) */
+		if (reclen < start + MINIDB_VERSION_HDRSZ)
+			return false;
+		vh = (const MinidbVersionHeader *) (rec + start);
+		flags = vh->vh_flags;
+		natts = vh->vh_natts;
+		ok = (flags & ~(MINIDB_PLAIN_DATA_FLAGS | MINIDB_V_COMBOCID)) == 0;
+		bitmapoff = start + MINIDB_VERSION_HDRSZ;
+		bitmaplen = (flags & MINIDB_V_HASNULL) ? MINIDB_BITMAPLEN(natts) : 0;
+		dataoff = MAXALIGN(bitmapoff + bitmaplen);
+		end = reclen;
+	}
+	else if ((uint8) rec[0] == MINIDB_FORMAT_V2)
+	{
+		const MinidbRecordHeader *hdr = (const MinidbRecordHeader *) rec;
+		const MinidbVersionHeaderV1 *v1;
+
+		start = MINIDB_V2_DATA_START(1);
+		if (reclen < start + MINIDB_V1_VERSION_HDRSZ || reclen > 0xFFFF)
+			return false;
+		ok = hdr->rh_flags == 0 && hdr->rh_nversions == 1 &&
+			hdr->rh_len == reclen && hdr->rh_lockmode == MINIDB_LOCK_NONE &&
+			minidb_record_dir(rec)[0] == start;
+		v1 = (const MinidbVersionHeaderV1 *) (rec + start);
+		vh = (const MinidbVersionHeader *) v1;
+		bitmapoff = start + MINIDB_V1_VERSION_HDRSZ;
+		flags = v1->vh_flags;
+		natts = v1->vh_natts;
+		bitmaplen = (flags & MINIDB_V_HASNULL) ? MINIDB_BITMAPLEN(natts) : 0;
+		ok &= (flags & ~MINIDB_PLAIN_DATA_FLAGS) == 0;
+		ok &= v1->vh_reserved == 0;
+		ok &= v1->vh_hoff == MAXALIGN(MINIDB_V1_VERSION_HDRSZ + bitmaplen);
+		/* the tail check: the version ends where the record ends */
+		ok &= (uint32) start + v1->vh_len == reclen;
+		dataoff = start + v1->vh_hoff;
+		end = reclen;
+	}
+	else
+		return false;
+	ok &= vh->vh_xmin != InvalidTransactionId;
+	ok &= !(flags & MINIDB_V_XMIN_ABORTED) ||
+		!(flags & (MINIDB_V_XMIN_COMMITTED | MINIDB_V_FROZEN));
+	ok &= natts <= MINIDB_MAX_NATTS;
+	ok &= !(flags & MINIDB_V_HASNULL) || natts > 0;
+	ok &= dataoff <= end;
+	if (!ok)
+		return false;
+	v->xmin = vh->vh_xmin;
+	v->cid = vh->vh_cid;
+	v->flags = flags;
+	v->natts = natts;
+	v->bitmap = (flags & MINIDB_V_HASNULL) ?
+		(const bits8 *) (rec + bitmapoff) : NULL;
+	v->data = rec + dataoff;
+	v->datalen = end - dataoff;
+	return true;
+}
+
 #endif							/* MINIDB_CHAIN_H */

@@ -189,8 +189,10 @@ minidb_page_item(Page page, OffsetNumber off, char **rec, uint32 *len,
 		}
 		return MINIDB_ITEM_NONE;
 	}
+	/* the fixed end too: pd_special may have changed since the check */
 	if (lpoff != MAXALIGN(lpoff) || lpoff < ph->pd_upper ||
-		lpoff + lplen > ph->pd_special)
+		lpoff + lplen > ph->pd_special ||
+		lpoff + lplen > BLCKSZ - MAXALIGN(sizeof(MinidbPageOpaqueData)))
 	{
 		*why = psprintf("line pointer (offset %u, length %u) outside the page's tuple space %u..%u",
 						lpoff, lplen, ph->pd_upper, ph->pd_special);

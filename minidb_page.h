@@ -195,4 +195,41 @@ extern bool minidb_walk_next(MinidbVersionWalk *w, MinidbVersionRef *ref);
 pg_noreturn extern void minidb_report_corruption(Relation rel, ItemPointer tid,
 												 const MinidbChainError *err);
 
+/*
+ * minidb_page_record's common case, inline: a normal line pointer, within
+ * the line pointer array, MAXALIGNed, inside the page's tuple space
+ * (pd_upper..pd_special, read now, under this lock) and long enough for a
+ * record header.  NULL says only "not that": the caller asks
+ * minidb_page_record, which tells no record from damage.  The page must be
+ * one minidb_page_check accepted (since it was pinned).  Whatever the page
+ * holds now, nothing is read outside it: the item's line pointer lies
+ * within MaxHeapTuplesPerPage of the header, and the record ends before
+ * the special area's fixed place, not only before pd_special (a page
+ * replaced under the pin, as a standby's redo of a full-page image does,
+ * is not checked again until the next pin).
+ */
+static pg_attribute_always_inline char *
+minidb_page_record_plain(Page page, OffsetNumber off, uint32 *len)
+{
+	PageHeader	ph = (PageHeader) page;
+	ItemId		lp;
+	uint32		lpoff;
+	uint32		lplen;
+
+	if (off < FirstOffsetNumber || off > MaxHeapTuplesPerPage ||
+		off > PageGetMaxOffsetNumber(page))
+		return NULL;
+	lp = PageGetItemId(page, off);
+	if (!ItemIdIsNormal(lp))
+		return NULL;
+	lpoff = ItemIdGetOffset(lp);
+	lplen = ItemIdGetLength(lp);
+	if ((lpoff & (MAXIMUM_ALIGNOF - 1)) != 0 || lpoff < ph->pd_upper ||
+		lpoff + lplen > ph->pd_special || lplen < MINIDB_R3_INFO_PREFIX ||
+		lpoff + lplen > BLCKSZ - MAXALIGN(sizeof(MinidbPageOpaqueData)))
+		return NULL;
+	*len = lplen;
+	return (char *) page + lpoff;
+}
+
 #endif							/* MINIDB_PAGE_H */

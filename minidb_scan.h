@@ -19,6 +19,7 @@
 
 #include "pg_compat.h"
 #include "minidb_tuple.h"
+#include "btree_view.h"
 
 
 /*
@@ -96,7 +97,7 @@ typedef MinidbScanDescData *MinidbScanDesc;
 typedef struct MinidbIndexFetchData
 {
 	IndexFetchTableData base;
-	Buffer		pin;
+	MinidbViewPin pin;			/* kept across fetches, as heap keeps its */
 	MinidbTupleBuf buf;
 } MinidbIndexFetchData;
 

@@ -39,55 +39,12 @@ minidb_materialized_size(const MinidbVersionData *v)
 	return MAXALIGN(hoff) + v->datalen;
 }
 
-/*
- * Write version v as a heap tuple at td (which has room for
- * minidb_materialized_size(v) bytes).  xmax is the xmin of the next newer version,
- * if any, so that the system column shows who ended this version.
- */
+/* minidb_write_tuple_inline (minidb_tuple.h), out of line */
 void
 minidb_write_tuple(HeapTupleHeader td, const MinidbVersionData *v,
 				 TransactionId xmax, ItemPointer tid)
 {
-	Size		hoff = SizeofHeapTupleHeader;
-	uint16		infomask = HEAP_XMAX_INVALID;
-
-	/*
-	 * Zeroed up to t_hoff, padding included, as heap_form_tuple leaves it:
-	 * a constant-size clear of the fixed header (no call) and, with a null
-	 * bitmap, of the bitmap and its padding.
-	 */
-	StaticAssertStmt(SizeofHeapTupleHeader <= MAXALIGN(SizeofHeapTupleHeader),
-					 "the header is cleared whole");
-	memset(td, 0, MAXALIGN(SizeofHeapTupleHeader));
-	if (v->flags & MINIDB_V_HASNULL)
-	{
-		hoff = MAXALIGN(hoff + BITMAPLEN(v->natts));
-		memset((char *) td + MAXALIGN(SizeofHeapTupleHeader), 0,
-			   hoff - MAXALIGN(SizeofHeapTupleHeader));
-		infomask |= HEAP_HASNULL;
-		memcpy(td->t_bits, v->bitmap, BITMAPLEN(v->natts));
-	}
-	else
-		hoff = MAXALIGN(hoff);
-	if (v->flags & MINIDB_V_HASVARWIDTH)
-		infomask |= HEAP_HASVARWIDTH;
-	if (v->flags & MINIDB_V_HASEXTERNAL)
-		infomask |= HEAP_HASEXTERNAL;
-	if (v->flags & (MINIDB_V_XMIN_COMMITTED | MINIDB_V_FROZEN))
-		infomask |= HEAP_XMIN_COMMITTED;
-	if (TransactionIdIsValid(xmax))
-		infomask &= ~HEAP_XMAX_INVALID;
-
-	td->t_infomask = infomask;
-	HeapTupleHeaderSetNatts(td, v->natts);
-	td->t_hoff = hoff;
-	HeapTupleHeaderSetXmin(td, v->xmin);
-	HeapTupleHeaderSetXmax(td, xmax);
-	HeapTupleHeaderSetCmin(td, v->cid);
-	if (v->flags & MINIDB_V_COMBOCID)
-		td->t_infomask |= HEAP_COMBOCID;	/* t_cid as heap keeps it */
-	td->t_ctid = *tid;
-	memcpy((char *) td + hoff, v->data, v->datalen);
+	minidb_write_tuple_inline(td, v, xmax, tid);
 }
 
 /*
@@ -155,6 +112,17 @@ fill_tuple(HeapTuple tuple, HeapTupleHeader td, Size len, ItemPointer tid,
  * Materialize version v into buf, growing it only when a larger version
  * comes along: in steady state no allocation happens per row.
  */
+void
+minidb_tuplebuf_grow(MinidbTupleBuf *buf, Size len)
+{
+	Size		newsize = Max(len, 256);
+
+	if (buf->data)
+		pfree(buf->data);
+	buf->data = MemoryContextAlloc(buf->cxt, newsize);
+	buf->size = newsize;
+}
+
 HeapTuple
 minidb_materialize_data(MinidbTupleBuf *buf, const MinidbVersionData *v,
 						TransactionId xmax, ItemPointer tid, Oid tableoid)
@@ -162,14 +130,7 @@ minidb_materialize_data(MinidbTupleBuf *buf, const MinidbVersionData *v,
 	Size		len = minidb_materialized_size(v);
 
 	if (len > buf->size)
-	{
-		Size		newsize = Max(len, 256);
-
-		if (buf->data)
-			pfree(buf->data);
-		buf->data = MemoryContextAlloc(buf->cxt, newsize);
-		buf->size = newsize;
-	}
+		minidb_tuplebuf_grow(buf, len);
 	minidb_write_tuple((HeapTupleHeader) buf->data, v, xmax, tid);
 	fill_tuple(&buf->tuple, (HeapTupleHeader) buf->data, len, tid, tableoid);
 	return &buf->tuple;

@@ -120,6 +120,85 @@ minidb_check_tuple_layout(Relation rel, TupleDesc desc, HeapTuple tuple)
 }
 
 extern Size minidb_materialized_size(const MinidbVersionData *v);
+extern void minidb_tuplebuf_grow(MinidbTupleBuf *buf, Size len);
+/*
+ * Write version v as a heap tuple at td (which has room for
+ * minidb_materialized_size(v) bytes).  xmax is the xmin of the next newer version,
+ * if any, so that the system column shows who ended this version.
+ */
+static pg_attribute_always_inline void
+minidb_write_tuple_inline(HeapTupleHeader td, const MinidbVersionData *v,
+						  TransactionId xmax, ItemPointer tid)
+{
+	Size		hoff = SizeofHeapTupleHeader;
+	uint16		infomask = HEAP_XMAX_INVALID;
+
+	/*
+	 * Zeroed up to t_hoff, padding included, as heap_form_tuple leaves it:
+	 * a constant-size clear of the fixed header (no call) and, with a null
+	 * bitmap, of the bitmap and its padding.
+	 */
+	StaticAssertStmt(SizeofHeapTupleHeader <= MAXALIGN(SizeofHeapTupleHeader),
+					 "the header is cleared whole");
+	memset(td, 0, MAXALIGN(SizeofHeapTupleHeader));
+	if (v->flags & MINIDB_V_HASNULL)
+	{
+		hoff = MAXALIGN(hoff + BITMAPLEN(v->natts));
+		memset((char *) td + MAXALIGN(SizeofHeapTupleHeader), 0,
+			   hoff - MAXALIGN(SizeofHeapTupleHeader));
+		infomask |= HEAP_HASNULL;
+		memcpy(td->t_bits, v->bitmap, BITMAPLEN(v->natts));
+	}
+	else
+		hoff = MAXALIGN(hoff);
+	if (v->flags & MINIDB_V_HASVARWIDTH)
+		infomask |= HEAP_HASVARWIDTH;
+	if (v->flags & MINIDB_V_HASEXTERNAL)
+		infomask |= HEAP_HASEXTERNAL;
+	if (v->flags & (MINIDB_V_XMIN_COMMITTED | MINIDB_V_FROZEN))
+		infomask |= HEAP_XMIN_COMMITTED;
+	if (TransactionIdIsValid(xmax))
+		infomask &= ~HEAP_XMAX_INVALID;
+
+	td->t_infomask = infomask;
+	HeapTupleHeaderSetNatts(td, v->natts);
+	td->t_hoff = hoff;
+	HeapTupleHeaderSetXmin(td, v->xmin);
+	HeapTupleHeaderSetXmax(td, xmax);
+	HeapTupleHeaderSetCmin(td, v->cid);
+	if (v->flags & MINIDB_V_COMBOCID)
+		td->t_infomask |= HEAP_COMBOCID;	/* t_cid as heap keeps it */
+	td->t_ctid = *tid;
+	memcpy((char *) td + hoff, v->data, v->datalen);
+}
+
+/*
+ * The newest reader's materialization of a version that
+ * minidb_chain_single_plain accepted (no newer version, so no xmax; no
+ * lockers): header and one copy of the data into buf, inline.
+ */
+static pg_attribute_always_inline HeapTuple
+minidb_materialize_plain(MinidbTupleBuf *buf, const MinidbVersionData *v,
+						 ItemPointer tid, Oid tableoid)
+{
+	Size		hoff = SizeofHeapTupleHeader;
+	Size		len;
+	HeapTuple	tuple = &buf->tuple;
+
+	if (v->flags & MINIDB_V_HASNULL)
+		hoff += BITMAPLEN(v->natts);
+	len = MAXALIGN(hoff) + v->datalen;
+	if (unlikely(len > buf->size))
+		minidb_tuplebuf_grow(buf, len);
+	minidb_write_tuple_inline((HeapTupleHeader) buf->data, v,
+							  InvalidTransactionId, tid);
+	tuple->t_data = (HeapTupleHeader) buf->data;
+	tuple->t_len = len;
+	tuple->t_self = *tid;
+	tuple->t_tableOid = tableoid;
+	return tuple;
+}
+
 extern void minidb_write_tuple(HeapTupleHeader td, const MinidbVersionData *v,
 							   TransactionId xmax, ItemPointer tid);
 extern void minidb_tuplebuf_init(MinidbTupleBuf *buf, MemoryContext cxt);

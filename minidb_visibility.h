@@ -94,4 +94,24 @@ extern int	minidb_find_visible(Relation rel, ItemPointer tid, char *rec,
 								uint32 len, Snapshot snapshot, Buffer buffer,
 								MinidbVersionRef *ref, TransactionId *xmax);
 
+/*
+ * What mvcc_sees (minidb_visibility.c) answers without asking anybody: a
+ * frozen version, or one hinted committed below the snapshot's xmin, is
+ * visible to an MVCC snapshot.  True means visible; false means only "not
+ * decided here": the caller asks find_visible.  For a version that passed
+ * the walkers' checks (hinted aborted is then never also committed or
+ * frozen), so mvcc_sees would test the abort hint first to no effect.
+ */
+static pg_attribute_always_inline bool
+minidb_mvcc_sees_hinted(TransactionId xmin, uint16 flags, Snapshot snapshot)
+{
+	if (flags & MINIDB_V_FROZEN)
+		return true;
+	/* transam's TransactionIdPrecedes for two normal xids */
+	return (flags & MINIDB_V_XMIN_COMMITTED) &&
+		TransactionIdIsNormal(xmin) &&
+		TransactionIdIsNormal(snapshot->xmin) &&
+		(int32) (xmin - snapshot->xmin) < 0;
+}
+
 #endif							/* MINIDB_VISIBILITY_H */

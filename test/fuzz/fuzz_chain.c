@@ -581,6 +581,47 @@ compare_ordered(char *rec, uint32 len, bool valid, int threshold,
 }
 
 /*
+ * The newest reader's shortcut (minidb_chain_single_plain) accepts only a
+ * record the validator accepts, of one data version, no lockers and no
+ * end, and hands out the version the walker returns, read in place where
+ * the walker reads it.  Counted, so a run can say it was exercised.
+ */
+static uint64 single_plain_hits = 0;
+
+static bool
+see_all(MinidbVersionHeader *vh, int index, void *arg)
+{
+	return true;
+}
+
+static void
+compare_single_plain(char *rec, uint32 len, bool valid, int n)
+{
+	MinidbVersionData pv;
+	MinidbVersionData fv;
+	MinidbVersionRef ref;
+	MinidbLockers lk;
+
+	if (!minidb_chain_single_plain(rec, len, &pv))
+		return;
+	single_plain_hits++;
+	if (!valid || n != 1)
+		mismatch("single_plain accepted a record that validate calls %s, with %d versions",
+				 valid ? "valid" : "damaged", n);
+	if (minidb_chain_find_visible(rec, len, see_all, NULL, &ref, NULL) != 0 ||
+		is_virtual(&ref))
+		mismatch("single_plain accepted a record whose newest version is not a data version 0");
+	minidb_version_get_buf(rec, &ref, &fv, &buf_a);
+	if (!same_version(&pv, &fv) || pv.data != fv.data ||
+		(pv.flags & MINIDB_V_NODATA_MASK) ||
+		(pv.flags & MINIDB_V_ENC_MASK) != MINIDB_V_ENC_FULL)
+		mismatch("single_plain's version differs from the walker's");
+	minidb_record_get_lockers(rec, &lk);
+	if (lk.mode != MINIDB_LOCK_NONE || TransactionIdIsValid(lk.xid))
+		mismatch("single_plain accepted a record with lockers");
+}
+
+/*
  * Every check on one record.  full: every visibility cut; else every cut
  * of the plain "oldest k" predicate and a few with skipped versions (the
  * V3 program checks that much after each of its steps, and all of it at
@@ -649,6 +690,7 @@ check_record(char *rec, uint32 len, uint64 seed, bool full)
 		mismatch("iterator saw %d versions, reference %d", seen, n);
 	if (!valid && !same_error(&verr, &ierr))
 		mismatch("iterator and validate report different errors");
+	compare_single_plain(rec, len, valid, n);
 
 	/* the visibility cuts */
 	memset(&p, 0, sizeof(p));
@@ -2103,9 +2145,18 @@ run_program_v3(Reader *r, uint64 seed)
 int			LLVMFuzzerInitialize(int *argc, char ***argv);
 int			LLVMFuzzerTestOneInput(const uint8 *data, size_t size);
 
+/* at exit: how often the newest reader's shortcut was exercised */
+static void
+report_single_plain(void)
+{
+	fprintf(stderr, "minidb: single_plain accepted %llu records\n",
+			(unsigned long long) single_plain_hits);
+}
+
 int
 LLVMFuzzerInitialize(int *argc, char ***argv)
 {
+	atexit(report_single_plain);
 	clock_gettime(CLOCK_MONOTONIC, &fuzz_start);
 	__sanitizer_install_malloc_and_free_hooks(track_malloc, track_free);
 	/* builders follow the GUC; V3 is the default, say it anyway */

@@ -95,6 +95,7 @@ model_version(int i, char *space)
 }
 
 #include "ordered_check.h"
+#include "single_plain_check.h"
 
 static bool
 same_version(const MinidbVersionData *a, const MinidbVersionData *b)
@@ -972,6 +973,7 @@ main(void)
 	test_formats_agree();
 	test_keep_format();
 	test_v2_limits();
+	test_single_plain(MINIDB_FORMAT_V2);
 	printf("1..%d\n", ntests);
 	if (nfailed)
 		printf("# %d of %d unit tests failed\n", nfailed, ntests);

@@ -187,6 +187,7 @@ iterator_matches_reference(char *rec, uint32 len, MinidbDeltaBuf *db)
 }
 
 #include "ordered_check.h"
+#include "single_plain_check.h"
 
 /* ---- visibility cuts: the fast walker against the reference ---- */
 
@@ -1054,6 +1055,7 @@ main(void)
 	test_spec();
 	test_damage();
 	test_programming_errors();
+	test_single_plain(MINIDB_FORMAT_V3);
 	printf("1..%d\n", ntests);
 	if (nfailed)
 		printf("# %d of %d V3 unit tests failed\n", nfailed, ntests);
