@@ -737,4 +737,54 @@ minidb_record_dir(const char *rec)
 	return (uint16 *) (rec + MINIDB_V2_DIR_OFFSET);
 }
 
+/*
+ * The common record, read without the walker: a V3 record with no optional
+ * field (no xmax, successor or trailer: info is the format alone, xinfo
+ * zero) holding one data version, stored whole.  Its header is at
+ * MINIDB_R3_PLAIN_START, its null bitmap right after it.  Accepts exactly
+ * the records of that shape that minidb_chain_find_visible would walk
+ * without reporting damage (its checks of the header, of version 0 and,
+ * as version 0 is the last, of the tail), with *vh and the data's place
+ * and length; false for anything else, which the caller hands to the
+ * walker (which also words the damage).  The scans' per-page fast path.
+ */
+#define MINIDB_R3_PLAIN_START	4	/* TYPEALIGN(4, MINIDB_R3_INFO_PREFIX) */
+
+static inline bool
+minidb_v3_plain_record(const char *rec, uint32 reclen,
+					   const MinidbVersionHeader **vhp,
+					   uint32 *dataoff, uint32 *datalen)
+{
+	const MinidbVersionHeader *vh;
+	uint16		flags;
+	uint32		off;
+
+	if (reclen < MINIDB_R3_PLAIN_START + MINIDB_VERSION_HDRSZ ||
+		reclen > MINIDB_R3_MAX_LEN ||
+		(uint8) rec[0] != MINIDB_FORMAT_V3 || rec[1] != 0)
+		return false;
+	vh = (const MinidbVersionHeader *) (rec + MINIDB_R3_PLAIN_START);
+	flags = vh->vh_flags;
+	if (vh->vh_xmin == InvalidTransactionId ||
+		(flags & ~(MINIDB_V3_FLAGS_MASK & ~MINIDB_V_ENC_MASK)) ||
+		((flags & MINIDB_V_XMIN_ABORTED) &&
+		 (flags & (MINIDB_V_XMIN_COMMITTED | MINIDB_V_FROZEN))) ||
+		vh->vh_natts > MINIDB_MAX_NATTS)
+		return false;
+	off = MINIDB_R3_PLAIN_START + MINIDB_VERSION_HDRSZ;
+	if (flags & MINIDB_V_HASNULL)
+	{
+		if (vh->vh_natts == 0)
+			return false;
+		off += MINIDB_BITMAPLEN(vh->vh_natts);
+	}
+	off = MAXALIGN(off);
+	if (off > reclen)
+		return false;
+	*vhp = vh;
+	*dataoff = off;
+	*datalen = reclen - off;
+	return true;
+}
+
 #endif							/* MINIDB_CHAIN_H */

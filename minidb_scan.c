@@ -267,15 +267,95 @@ collect_record(MinidbScanDesc scan, Buffer buffer, BlockNumber blkno,
 }
 
 /*
+ * The record at off of a checked page, when it is the common one: a plain
+ * line pointer inside the page's tuple space naming a V3 record of one
+ * whole data version and no optional field (minidb_v3_plain_record), which
+ * the scan's MVCC snapshot sees by head_seen_cb's test (frozen, or hinted
+ * committed below the snapshot's xmin).  Its row is kept the way
+ * collect_record keeps it, without the walker, the callback and the record
+ * lookup per row: that record has no locker, no newer version, no older
+ * one, and the version is its only one.  False for anything else, which
+ * the caller hands to collect_record (it also reports damage).
+ */
+static pg_attribute_always_inline bool
+collect_plain(MinidbScanDesc scan, Page page, BlockNumber blkno,
+			  OffsetNumber off, TransactionId snapshot_xmin)
+{
+	MinidbPageRows *rows = &scan->rows;
+	PageHeader	ph = (PageHeader) page;
+	ItemId		lp = PageGetItemId(page, off);
+	uint32		lpoff = ItemIdGetOffset(lp);
+	uint32		lplen = ItemIdGetLength(lp);
+	const char *rec;
+	const MinidbVersionHeader *vh;
+	uint32		dataoff;
+	uint32		datalen;
+	uint16		flags;
+	MinidbVersionData v;
+	ItemPointerData tid;
+	MinidbRowAge *age;
+	Size		size;
+
+	if (!ItemIdIsNormal(lp) || lpoff != MAXALIGN(lpoff) ||
+		lpoff < ph->pd_upper || lpoff + lplen > ph->pd_special)
+		return false;
+	rec = (const char *) page + lpoff;
+	if (!minidb_v3_plain_record(rec, lplen, &vh, &dataoff, &datalen))
+		return false;
+	flags = vh->vh_flags;
+	/* the helper refused a version hinted aborted and committed or frozen */
+	if (!((flags & MINIDB_V_FROZEN) ||
+		  ((flags & MINIDB_V_XMIN_COMMITTED) &&
+		   TransactionIdPrecedes(vh->vh_xmin, snapshot_xmin))))
+		return false;
+
+	ItemPointerSet(&tid, blkno, off);
+	/* SSI: a sequential scan locked the whole relation; the others the rows */
+	if (scan->base.rs_flags & SO_TYPE_BITMAPSCAN)
+		minidb_ssi_lock_version(scan->base.rs_rd, &tid,
+								scan->base.rs_snapshot, vh->vh_xmin);
+	v.xmin = vh->vh_xmin;
+	v.cid = vh->vh_cid;
+	v.flags = flags;
+	v.natts = vh->vh_natts;
+	v.bitmap = (flags & MINIDB_V_HASNULL) ?
+		(const bits8 *) (rec + MINIDB_R3_PLAIN_START + MINIDB_VERSION_HDRSZ) :
+		NULL;
+	v.data = rec + dataoff;
+	v.datalen = datalen;
+
+	age = &rows->ages[rows->nrows];
+	age->xmin = vh->vh_xmin;
+	age->cmin = version_cmin(vh, false);
+	age->frozen = (flags & MINIDB_V_FROZEN) != 0;
+	age->prev_xmin = InvalidTransactionId;
+	age->prev_cmin = InvalidCommandId;
+
+	size = minidb_materialized_size(&v);
+	minidb_write_tuple((HeapTupleHeader) arena_reserve(scan, size), &v,
+					   InvalidTransactionId, &tid);
+	rows->offsets[rows->nrows] = off;
+	rows->starts[rows->nrows] = rows->arena_used;
+	rows->lens[rows->nrows] = size;
+	rows->nrows++;
+	rows->arena_used += MAXALIGN(size);
+	return true;
+}
+
+/*
  * Materialize the visible rows of block blkno into the arena: all of them,
- * or those at offsets[0..noffsets-1] when offsets is given.
+ * or those at offsets[0..noffsets-1] when offsets is given.  Under an MVCC
+ * snapshot the common record takes collect_plain, one tight loop over the
+ * page; any other goes through collect_record.
  */
 static void
 collect_page(MinidbScanDesc scan, BlockNumber blkno,
 			 const OffsetNumber *offsets, int noffsets)
 {
 	Relation	rel = scan->base.rs_rd;
+	Snapshot	snapshot = scan->base.rs_snapshot;
 	Buffer		buffer;
+	Page		page;
 	OffsetNumber maxoff;
 
 	rows_reset(&scan->rows);
@@ -283,12 +363,32 @@ collect_page(MinidbScanDesc scan, BlockNumber blkno,
 								scan->strategy);
 	LockBuffer(buffer, BUFFER_LOCK_SHARE);
 	minidb_page_check(rel, buffer);
-	maxoff = minidb_page_maxoff(BufferGetPage(buffer));
+	page = BufferGetPage(buffer);
+	maxoff = minidb_page_maxoff(page);
 	scan->rows.maxoff = maxoff;
-	scan->rows.rewritten = (MinidbPageGetOpaque(BufferGetPage(buffer))->md_flags &
+	scan->rows.rewritten = (MinidbPageGetOpaque(page)->md_flags &
 							MINIDB_PAGE_REWRITTEN) != 0;
 
-	if (offsets == NULL)
+	if (snapshot->snapshot_type == SNAPSHOT_MVCC)
+	{
+		TransactionId xmin = snapshot->xmin;
+
+		if (offsets == NULL)
+		{
+			for (OffsetNumber off = FirstOffsetNumber; off <= maxoff; off++)
+				if (!collect_plain(scan, page, blkno, off, xmin))
+					collect_record(scan, buffer, blkno, off);
+		}
+		else
+		{
+			for (int i = 0; i < noffsets; i++)
+				if (offsets[i] <= maxoff &&
+					(offsets[i] < FirstOffsetNumber ||
+					 !collect_plain(scan, page, blkno, offsets[i], xmin)))
+					collect_record(scan, buffer, blkno, offsets[i]);
+		}
+	}
+	else if (offsets == NULL)
 	{
 		for (OffsetNumber off = FirstOffsetNumber; off <= maxoff; off++)
 			collect_record(scan, buffer, blkno, off);
