@@ -332,8 +332,11 @@ collect_plain(MinidbScanDesc scan, Page page, BlockNumber blkno,
 	age->prev_cmin = InvalidCommandId;
 
 	size = minidb_materialized_size(&v);
-	minidb_write_tuple((HeapTupleHeader) arena_reserve(scan, size), &v,
-					   InvalidTransactionId, &tid);
+	minidb_write_tuple((HeapTupleHeader)
+					   (likely(rows->arena_used + MAXALIGN(size) <= rows->arena_size) ?
+						rows->arena + rows->arena_used :
+						arena_reserve(scan, size)),
+					   &v, InvalidTransactionId, &tid);
 	rows->offsets[rows->nrows] = off;
 	rows->starts[rows->nrows] = rows->arena_used;
 	rows->lens[rows->nrows] = size;
@@ -446,7 +449,7 @@ layout_prepare(MinidbScanDesc scan, TupleDesc desc)
  * the walk; any other row takes the whole check (which also words the
  * error).
  */
-static void
+static inline void
 store_row(MinidbScanDesc scan, int i, TupleTableSlot *slot)
 {
 	MinidbPageRows *rows = &scan->rows;
@@ -695,13 +698,23 @@ rows_swap(MinidbPageRows *rows, int a, int b)
  * ORDER BY is unspecified, but users and tests read it.  Rows are nearly
  * always in order already: one pass checks that.
  */
+static inline bool
+ages_equal(const MinidbRowAge *a, const MinidbRowAge *b)
+{
+	return a->xmin == b->xmin && a->cmin == b->cmin &&
+		a->prev_xmin == b->prev_xmin && a->prev_cmin == b->prev_cmin &&
+		a->frozen == b->frozen;
+}
+
 static void
 rows_order_by_age(MinidbPageRows *rows)
 {
 	int			i;
 
+	/* of two rows of one age neither is older (a page one command wrote) */
 	for (i = 1; i < rows->nrows; i++)
-		if (row_older(rows, i, i - 1))
+		if (!ages_equal(&rows->ages[i], &rows->ages[i - 1]) &&
+			row_older(rows, i, i - 1))
 			break;
 	for (; i < rows->nrows; i++)
 		for (int j = i; j > 0 && row_older(rows, j, j - 1); j--)
@@ -774,7 +787,14 @@ bool
 minidb_scan_getnextslot(TableScanDesc sscan, ScanDirection direction,
 						TupleTableSlot *slot)
 {
-	if (!scan_next((MinidbScanDesc) sscan, direction, slot))
+	MinidbScanDesc scan = (MinidbScanDesc) sscan;
+	MinidbPageRows *rows = &scan->rows;
+
+	/* the next row of the current page, forward, no keys: scan_next's way */
+	if (likely(ScanDirectionIsForward(direction) && scan->inited &&
+			   rows->cur + 1 < rows->nrows && sscan->rs_nkeys == 0))
+		store_row(scan, ++rows->cur, slot);
+	else if (!scan_next(scan, direction, slot))
 		return false;
 	pgstat_count_heap_getnext(sscan->rs_rd);	/* per row, as heap */
 	return true;
