@@ -279,7 +279,7 @@ collect_record(MinidbScanDesc scan, Buffer buffer, BlockNumber blkno,
  */
 static pg_attribute_always_inline bool
 collect_plain(MinidbScanDesc scan, Page page, BlockNumber blkno,
-			  OffsetNumber off, TransactionId snapshot_xmin)
+			  OffsetNumber off, TransactionId snapshot_xmin, uint64 *seen)
 {
 	MinidbPageRows *rows = &scan->rows;
 	PageHeader	ph = (PageHeader) page;
@@ -299,6 +299,15 @@ collect_plain(MinidbScanDesc scan, Page page, BlockNumber blkno,
 	if (!ItemIdIsNormal(lp) || lpoff != MAXALIGN(lpoff) ||
 		lpoff < ph->pd_upper || lpoff + lplen > ph->pd_special)
 		return false;
+	if (seen)
+	{
+		/* minidb_page_shared_record's test, folded in (see collect_page) */
+		uint32		unit = lpoff / MAXIMUM_ALIGNOF;
+
+		if (seen[unit / 64] & (UINT64CONST(1) << (unit % 64)))
+			return false;
+		seen[unit / 64] |= UINT64CONST(1) << (unit % 64);
+	}
 	rec = (const char *) page + lpoff;
 	if (!minidb_v3_plain_record(rec, lplen, &vh, &dataoff, &datalen))
 		return false;
@@ -350,6 +359,15 @@ collect_plain(MinidbScanDesc scan, Page page, BlockNumber blkno,
  * or those at offsets[0..noffsets-1] when offsets is given.  Under an MVCC
  * snapshot the common record takes collect_plain, one tight loop over the
  * page; any other goes through collect_record.
+ *
+ * A whole page read under an MVCC snapshot checks it as minidb_page_check
+ * does, in two parts: the header and special area first, then the test
+ * for two line pointers naming one record in the same pass as the records
+ * (collect_plain marks each record's start in seen).  Before the first
+ * record collect_plain leaves to collect_record, and on a start seen twice,
+ * the page takes the whole minidb_page_check: so a damaged page raises the
+ * same error, before any record's, as when the check came first; until
+ * then only records that raise nothing were read.
  */
 static void
 collect_page(MinidbScanDesc scan, BlockNumber blkno,
@@ -365,8 +383,10 @@ collect_page(MinidbScanDesc scan, BlockNumber blkno,
 	buffer = ReadBufferExtended(rel, MAIN_FORKNUM, blkno, RBM_NORMAL,
 								scan->strategy);
 	LockBuffer(buffer, BUFFER_LOCK_SHARE);
-	minidb_page_check(rel, buffer);
 	page = BufferGetPage(buffer);
+	if (snapshot->snapshot_type != SNAPSHOT_MVCC || offsets != NULL ||
+		PageIsNew(page) || minidb_page_damage(page) != NULL)
+		minidb_page_check(rel, buffer);
 	maxoff = minidb_page_maxoff(page);
 	scan->rows.maxoff = maxoff;
 	scan->rows.rewritten = (MinidbPageGetOpaque(page)->md_flags &
@@ -378,16 +398,29 @@ collect_page(MinidbScanDesc scan, BlockNumber blkno,
 
 		if (offsets == NULL)
 		{
+			uint64		seen[BLCKSZ / MAXIMUM_ALIGNOF / 64] = {0};
+			bool		checked = false;
+
 			for (OffsetNumber off = FirstOffsetNumber; off <= maxoff; off++)
-				if (!collect_plain(scan, page, blkno, off, xmin))
-					collect_record(scan, buffer, blkno, off);
+			{
+				if (collect_plain(scan, page, blkno, off, xmin,
+								  checked ? NULL : seen))
+					continue;
+				if (!checked)
+				{
+					minidb_page_check(rel, buffer);
+					checked = true;
+				}
+				collect_record(scan, buffer, blkno, off);
+			}
 		}
 		else
 		{
 			for (int i = 0; i < noffsets; i++)
 				if (offsets[i] <= maxoff &&
 					(offsets[i] < FirstOffsetNumber ||
-					 !collect_plain(scan, page, blkno, offsets[i], xmin)))
+					 !collect_plain(scan, page, blkno, offsets[i], xmin,
+									NULL)))
 					collect_record(scan, buffer, blkno, offsets[i]);
 		}
 	}
