@@ -414,9 +414,15 @@ collect_page(MinidbScanDesc scan, BlockNumber blkno,
 			{
 				/* the record after next: its line pointer is read anyway */
 				if (off + 2 <= maxoff)
+				{
+					ItemId		next = PageGetItemId(page, off + 2);
+
 					prefetch_byte((char *) page +
-									Min(ItemIdGetOffset(PageGetItemId(page, off + 2)),
-										BLCKSZ - 1));
+								  Min(ItemIdGetOffset(next), BLCKSZ - 1));
+					prefetch_byte((char *) page +
+								  Min(ItemIdGetOffset(next) +
+									  ItemIdGetLength(next), BLCKSZ - 1));
+				}
 				if (collect_plain(scan, page, blkno, off, xmin,
 								  checked ? NULL : seen))
 					continue;
@@ -489,12 +495,70 @@ layout_prepare(MinidbScanDesc scan, TupleDesc desc)
 }
 
 /*
+ * minidb_tuple_layout_plainly_valid for a row without nulls or external
+ * values, of natts <= desc->natts attributes: the leading fixed-width
+ * attributes at the offsets layout_prepare computed (they only grow, so
+ * the last one in range bounds them all), then the others as it walks
+ * them.  True implies that it, and so minidb_check_tuple_layout, would
+ * pass the row; false leaves the row to minidb_check_tuple_layout.
+ */
+static pg_attribute_always_inline bool
+layout_valid(MinidbScanDesc scan, TupleDesc desc, HeapTuple tuple, int natts)
+{
+	HeapTupleHeader td = tuple->t_data;
+	const char *dp = (const char *) td + td->t_hoff;
+	uint32		len = tuple->t_len - td->t_hoff;
+	int			n = Min(natts, scan->layout_nfixed);
+	uint32		off = scan->layout_end[n];
+	bool		varwidth = false;
+
+	if (off > len)
+		return false;
+	for (int i = n; i < natts; i++)
+	{
+		Form_pg_attribute att = TupleDescAttr(desc, i);
+
+		if (att->attlen > 0)
+		{
+			off = att_align_nominal(off, att->attalign);
+			off += att->attlen;
+			if (off > len)
+				return false;
+			continue;
+		}
+		if (att->attlen != -1 || off >= len)
+			return false;
+		varwidth = true;
+		/* aligned unless a non-pad byte starts it, as deforming does */
+		off = att_align_pointer(off, att->attalign, -1, dp + off);
+		if (off >= len || VARATT_IS_EXTERNAL(dp + off))
+			return false;
+		if (VARATT_IS_SHORT(dp + off))
+			off += VARSIZE_SHORT(dp + off);
+		else
+		{
+			uint32		size;
+
+			if ((uint64) off + VARHDRSZ > len)
+				return false;
+			size = VARSIZE_4B(dp + off);
+			if (size < VARHDRSZ)
+				return false;
+			off += size;
+		}
+		if (off > len)
+			return false;
+	}
+	return off == len &&
+		varwidth == ((td->t_infomask & HEAP_HASVARWIDTH) != 0);
+}
+
+/*
  * Hand out row i of the current page through slot.  Its attributes must
- * lie within its data (minidb_check_tuple_layout).  A row without nulls,
- * variable-width or external values whose attributes are all fixed-width
- * passes exactly when its data ends where they do: checked here without
- * the walk; any other row takes the whole check (which also words the
- * error).
+ * lie within its data (minidb_check_tuple_layout).  A row without nulls or
+ * external values is checked by layout_valid, without a walk of its
+ * leading fixed-width attributes; a row it does not pass, and any other
+ * row, takes the whole check (which also words the error).
  */
 static inline void
 store_row(MinidbScanDesc scan, int i, TupleTableSlot *slot)
@@ -512,9 +576,9 @@ store_row(MinidbScanDesc scan, int i, TupleTableSlot *slot)
 	if (unlikely(scan->layout_desc != desc))
 		layout_prepare(scan, desc);
 	natts = HeapTupleHeaderGetNatts(td);
-	if (!(td->t_infomask & (HEAP_HASNULL | HEAP_HASVARWIDTH | HEAP_HASEXTERNAL)) &&
-		natts <= scan->layout_nfixed &&
-		scan->layout_end[natts] == tuple->t_len - td->t_hoff)
+	if (!(td->t_infomask & (HEAP_HASNULL | HEAP_HASEXTERNAL)) &&
+		natts <= desc->natts &&
+		layout_valid(scan, desc, tuple, natts))
 		;						/* the whole check would pass */
 	else
 		minidb_check_tuple_layout(scan->base.rs_rd, desc, tuple);
