@@ -276,6 +276,55 @@ prefetch_byte(const char *p)
 }
 
 /*
+ * minidb_write_tuple(td, v, InvalidTransactionId, tid) for the version of a
+ * plain record, inline (every row of a scan takes it): the same bytes, as
+ * an assert-enabled build checks.
+ */
+static pg_attribute_always_inline void
+write_plain_tuple(HeapTupleHeader td, const MinidbVersionData *v,
+				  ItemPointer tid)
+{
+	uint16		infomask = HEAP_XMAX_INVALID;
+	Size		hoff = MAXALIGN(SizeofHeapTupleHeader);
+
+	memset(td, 0, MAXALIGN(SizeofHeapTupleHeader));
+	if (v->flags & MINIDB_V_HASNULL)
+	{
+		hoff = MAXALIGN(SizeofHeapTupleHeader + BITMAPLEN(v->natts));
+		memset((char *) td + MAXALIGN(SizeofHeapTupleHeader), 0,
+			   hoff - MAXALIGN(SizeofHeapTupleHeader));
+		infomask |= HEAP_HASNULL;
+		memcpy(td->t_bits, v->bitmap, BITMAPLEN(v->natts));
+	}
+	if (v->flags & MINIDB_V_HASVARWIDTH)
+		infomask |= HEAP_HASVARWIDTH;
+	if (v->flags & MINIDB_V_HASEXTERNAL)
+		infomask |= HEAP_HASEXTERNAL;
+	if (v->flags & (MINIDB_V_XMIN_COMMITTED | MINIDB_V_FROZEN))
+		infomask |= HEAP_XMIN_COMMITTED;
+	td->t_infomask = infomask;
+	HeapTupleHeaderSetNatts(td, v->natts);
+	td->t_hoff = hoff;
+	HeapTupleHeaderSetXmin(td, v->xmin);
+	HeapTupleHeaderSetCmin(td, v->cid);
+	if (v->flags & MINIDB_V_COMBOCID)
+		td->t_infomask |= HEAP_COMBOCID;	/* t_cid as heap keeps it */
+	td->t_ctid = *tid;
+	memcpy((char *) td + hoff, v->data, v->datalen);
+#ifdef USE_ASSERT_CHECKING
+	{
+		Size		size = minidb_materialized_size(v);
+		char	   *check = palloc(size);
+
+		minidb_write_tuple((HeapTupleHeader) check, v, InvalidTransactionId,
+						   tid);
+		Assert(memcmp(check, td, size) == 0);
+		pfree(check);
+	}
+#endif
+}
+
+/*
  * The record at off of a checked page, when it is the common one: a plain
  * line pointer inside the page's tuple space naming a V3 record of one
  * whole data version and no optional field (minidb_v3_plain_record), which
@@ -350,11 +399,11 @@ collect_plain(MinidbScanDesc scan, Page page, BlockNumber blkno,
 	age->prev_cmin = InvalidCommandId;
 
 	size = minidb_materialized_size(&v);
-	minidb_write_tuple((HeapTupleHeader)
-					   (likely(rows->arena_used + MAXALIGN(size) <= rows->arena_size) ?
-						rows->arena + rows->arena_used :
-						arena_reserve(scan, size)),
-					   &v, InvalidTransactionId, &tid);
+	write_plain_tuple((HeapTupleHeader)
+					  (likely(rows->arena_used + MAXALIGN(size) <= rows->arena_size) ?
+					   rows->arena + rows->arena_used :
+					   arena_reserve(scan, size)),
+					  &v, &tid);
 	rows->offsets[rows->nrows] = off;
 	rows->starts[rows->nrows] = rows->arena_used;
 	rows->lens[rows->nrows] = size;
