@@ -609,7 +609,7 @@ layout_valid(MinidbScanDesc scan, TupleDesc desc, HeapTuple tuple, int natts)
  * leading fixed-width attributes; a row it does not pass, and any other
  * row, takes the whole check (which also words the error).
  */
-static inline void
+static pg_attribute_always_inline void
 store_row(MinidbScanDesc scan, int i, TupleTableSlot *slot)
 {
 	MinidbPageRows *rows = &scan->rows;
