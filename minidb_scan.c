@@ -337,7 +337,8 @@ write_plain_tuple(HeapTupleHeader td, const MinidbVersionData *v,
  */
 static pg_attribute_always_inline bool
 collect_plain(MinidbScanDesc scan, Page page, BlockNumber blkno,
-			  OffsetNumber off, TransactionId snapshot_xmin, uint64 *seen)
+			  OffsetNumber off, TransactionId snapshot_xmin, uint64 *seen,
+			  bool analyze)
 {
 	MinidbPageRows *rows = &scan->rows;
 	PageHeader	ph = (PageHeader) page;
@@ -371,9 +372,15 @@ collect_plain(MinidbScanDesc scan, Page page, BlockNumber blkno,
 		return false;
 	flags = vh->vh_flags;
 	/* the helper refused a version hinted aborted and committed or frozen */
-	if (!((flags & MINIDB_V_FROZEN) ||
-		  ((flags & MINIDB_V_XMIN_COMMITTED) &&
-		   TransactionIdPrecedes(vh->vh_xmin, snapshot_xmin))))
+	if (analyze)
+	{
+		/* analyze_single_version's test: hinted committed or frozen */
+		if (!(flags & (MINIDB_V_XMIN_COMMITTED | MINIDB_V_FROZEN)))
+			return false;
+	}
+	else if (!((flags & MINIDB_V_FROZEN) ||
+			   ((flags & MINIDB_V_XMIN_COMMITTED) &&
+				TransactionIdPrecedes(vh->vh_xmin, snapshot_xmin))))
 		return false;
 
 	ItemPointerSet(&tid, blkno, off);
@@ -473,7 +480,7 @@ collect_page(MinidbScanDesc scan, BlockNumber blkno,
 									  ItemIdGetLength(next), BLCKSZ - 1));
 				}
 				if (collect_plain(scan, page, blkno, off, xmin,
-								  checked ? NULL : seen))
+								  checked ? NULL : seen, false))
 					continue;
 				if (!checked)
 				{
@@ -489,7 +496,7 @@ collect_page(MinidbScanDesc scan, BlockNumber blkno,
 				if (offsets[i] <= maxoff &&
 					(offsets[i] < FirstOffsetNumber ||
 					 !collect_plain(scan, page, blkno, offsets[i], xmin,
-									NULL)))
+									NULL, false)))
 					collect_record(scan, buffer, blkno, offsets[i]);
 		}
 	}
@@ -1311,9 +1318,16 @@ analyze_collect(MinidbScanDesc scan)
 		 off <= minidb_page_maxoff(page); off++)
 	{
 		uint32		len;
-		char	   *rec = minidb_page_record(scan->base.rs_rd, buffer, off,
-											 &len);
+		char	   *rec;
 
+		/* the plain record: what analyze_single_version makes of it */
+		if (collect_plain(scan, page, scan->cblock, off, InvalidTransactionId,
+						  NULL, true))
+		{
+			scan->analyze_live += 1;
+			continue;
+		}
+		rec = minidb_page_record(scan->base.rs_rd, buffer, off, &len);
 		if (rec)
 		{
 			if (!analyze_single_version(scan, buffer, off, rec, len))
