@@ -266,29 +266,241 @@ collect_record(MinidbScanDesc scan, Buffer buffer, BlockNumber blkno,
 	rows_append(scan, rec, &v, xmax, &tid);
 }
 
+/* Ask the CPU for the cache line at p ahead of its use */
+static inline void
+prefetch_byte(const char *p)
+{
+#if defined(__GNUC__) || defined(__clang__)
+	__builtin_prefetch(p);
+#endif
+}
+
+/*
+ * minidb_write_tuple(td, v, InvalidTransactionId, tid) for the version of a
+ * plain record, inline (every row of a scan takes it): the same bytes, as
+ * an assert-enabled build checks.
+ */
+static pg_attribute_always_inline void
+write_plain_tuple(HeapTupleHeader td, const MinidbVersionData *v,
+				  ItemPointer tid)
+{
+	uint16		infomask = HEAP_XMAX_INVALID;
+	Size		hoff = MAXALIGN(SizeofHeapTupleHeader);
+
+	memset(td, 0, MAXALIGN(SizeofHeapTupleHeader));
+	if (v->flags & MINIDB_V_HASNULL)
+	{
+		hoff = MAXALIGN(SizeofHeapTupleHeader + BITMAPLEN(v->natts));
+		memset((char *) td + MAXALIGN(SizeofHeapTupleHeader), 0,
+			   hoff - MAXALIGN(SizeofHeapTupleHeader));
+		infomask |= HEAP_HASNULL;
+		memcpy(td->t_bits, v->bitmap, BITMAPLEN(v->natts));
+	}
+	if (v->flags & MINIDB_V_HASVARWIDTH)
+		infomask |= HEAP_HASVARWIDTH;
+	if (v->flags & MINIDB_V_HASEXTERNAL)
+		infomask |= HEAP_HASEXTERNAL;
+	if (v->flags & (MINIDB_V_XMIN_COMMITTED | MINIDB_V_FROZEN))
+		infomask |= HEAP_XMIN_COMMITTED;
+	td->t_infomask = infomask;
+	HeapTupleHeaderSetNatts(td, v->natts);
+	td->t_hoff = hoff;
+	HeapTupleHeaderSetXmin(td, v->xmin);
+	HeapTupleHeaderSetCmin(td, v->cid);
+	if (v->flags & MINIDB_V_COMBOCID)
+		td->t_infomask |= HEAP_COMBOCID;	/* t_cid as heap keeps it */
+	td->t_ctid = *tid;
+	memcpy((char *) td + hoff, v->data, v->datalen);
+#ifdef USE_ASSERT_CHECKING
+	{
+		Size		size = minidb_materialized_size(v);
+		char	   *check = palloc(size);
+
+		minidb_write_tuple((HeapTupleHeader) check, v, InvalidTransactionId,
+						   tid);
+		Assert(memcmp(check, td, size) == 0);
+		pfree(check);
+	}
+#endif
+}
+
+/*
+ * The record at off of a checked page, when it is the common one: a plain
+ * line pointer inside the page's tuple space naming a V3 record of one
+ * whole data version and no optional field (minidb_v3_plain_record), which
+ * the scan's MVCC snapshot sees by head_seen_cb's test (frozen, or hinted
+ * committed below the snapshot's xmin).  Its row is kept the way
+ * collect_record keeps it, without the walker, the callback and the record
+ * lookup per row: that record has no locker, no newer version, no older
+ * one, and the version is its only one.  False for anything else, which
+ * the caller hands to collect_record (it also reports damage).
+ */
+static pg_attribute_always_inline bool
+collect_plain(MinidbScanDesc scan, Page page, BlockNumber blkno,
+			  OffsetNumber off, TransactionId snapshot_xmin, uint64 *seen,
+			  bool analyze)
+{
+	MinidbPageRows *rows = &scan->rows;
+	PageHeader	ph = (PageHeader) page;
+	ItemId		lp = PageGetItemId(page, off);
+	uint32		lpoff = ItemIdGetOffset(lp);
+	uint32		lplen = ItemIdGetLength(lp);
+	const char *rec;
+	const MinidbVersionHeader *vh;
+	uint32		dataoff;
+	uint32		datalen;
+	uint16		flags;
+	MinidbVersionData v;
+	ItemPointerData tid;
+	MinidbRowAge *age;
+	Size		size;
+
+	if (!ItemIdIsNormal(lp) || lpoff != MAXALIGN(lpoff) ||
+		lpoff < ph->pd_upper || lpoff + lplen > ph->pd_special)
+		return false;
+	if (seen)
+	{
+		/* minidb_page_shared_record's test, folded in (see collect_page) */
+		uint32		unit = lpoff / MAXIMUM_ALIGNOF;
+
+		if (seen[unit / 64] & (UINT64CONST(1) << (unit % 64)))
+			return false;
+		seen[unit / 64] |= UINT64CONST(1) << (unit % 64);
+	}
+	rec = (const char *) page + lpoff;
+	if (!minidb_v3_plain_record(rec, lplen, &vh, &dataoff, &datalen))
+		return false;
+	flags = vh->vh_flags;
+	/* the helper refused a version hinted aborted and committed or frozen */
+	if (analyze)
+	{
+		/* analyze_single_version's test: hinted committed or frozen */
+		if (!(flags & (MINIDB_V_XMIN_COMMITTED | MINIDB_V_FROZEN)))
+			return false;
+	}
+	else if (!((flags & MINIDB_V_FROZEN) ||
+			   ((flags & MINIDB_V_XMIN_COMMITTED) &&
+				TransactionIdPrecedes(vh->vh_xmin, snapshot_xmin))))
+		return false;
+
+	ItemPointerSet(&tid, blkno, off);
+	/* SSI: a sequential scan locked the whole relation; the others the rows */
+	if (scan->base.rs_flags & SO_TYPE_BITMAPSCAN)
+		minidb_ssi_lock_version(scan->base.rs_rd, &tid,
+								scan->base.rs_snapshot, vh->vh_xmin);
+	v.xmin = vh->vh_xmin;
+	v.cid = vh->vh_cid;
+	v.flags = flags;
+	v.natts = vh->vh_natts;
+	v.bitmap = (flags & MINIDB_V_HASNULL) ?
+		(const bits8 *) (rec + MINIDB_R3_PLAIN_START + MINIDB_VERSION_HDRSZ) :
+		NULL;
+	v.data = rec + dataoff;
+	v.datalen = datalen;
+
+	age = &rows->ages[rows->nrows];
+	age->xmin = vh->vh_xmin;
+	age->cmin = version_cmin(vh, false);
+	age->frozen = (flags & MINIDB_V_FROZEN) != 0;
+	age->prev_xmin = InvalidTransactionId;
+	age->prev_cmin = InvalidCommandId;
+
+	size = minidb_materialized_size(&v);
+	write_plain_tuple((HeapTupleHeader)
+					  (likely(rows->arena_used + MAXALIGN(size) <= rows->arena_size) ?
+					   rows->arena + rows->arena_used :
+					   arena_reserve(scan, size)),
+					  &v, &tid);
+	rows->offsets[rows->nrows] = off;
+	rows->starts[rows->nrows] = rows->arena_used;
+	rows->lens[rows->nrows] = size;
+	rows->nrows++;
+	rows->arena_used += MAXALIGN(size);
+	return true;
+}
+
 /*
  * Materialize the visible rows of block blkno into the arena: all of them,
- * or those at offsets[0..noffsets-1] when offsets is given.
+ * or those at offsets[0..noffsets-1] when offsets is given.  Under an MVCC
+ * snapshot the common record takes collect_plain, one tight loop over the
+ * page; any other goes through collect_record.
+ *
+ * A whole page read under an MVCC snapshot checks it as minidb_page_check
+ * does, in two parts: the header and special area first, then the test
+ * for two line pointers naming one record in the same pass as the records
+ * (collect_plain marks each record's start in seen).  Before the first
+ * record collect_plain leaves to collect_record, and on a start seen twice,
+ * the page takes the whole minidb_page_check: so a damaged page raises the
+ * same error, before any record's, as when the check came first; until
+ * then only records that raise nothing were read.
  */
 static void
 collect_page(MinidbScanDesc scan, BlockNumber blkno,
 			 const OffsetNumber *offsets, int noffsets)
 {
 	Relation	rel = scan->base.rs_rd;
+	Snapshot	snapshot = scan->base.rs_snapshot;
 	Buffer		buffer;
+	Page		page;
 	OffsetNumber maxoff;
 
 	rows_reset(&scan->rows);
 	buffer = ReadBufferExtended(rel, MAIN_FORKNUM, blkno, RBM_NORMAL,
 								scan->strategy);
 	LockBuffer(buffer, BUFFER_LOCK_SHARE);
-	minidb_page_check(rel, buffer);
-	maxoff = minidb_page_maxoff(BufferGetPage(buffer));
+	page = BufferGetPage(buffer);
+	if (snapshot->snapshot_type != SNAPSHOT_MVCC || offsets != NULL ||
+		PageIsNew(page) || minidb_page_damage(page) != NULL)
+		minidb_page_check(rel, buffer);
+	maxoff = minidb_page_maxoff(page);
 	scan->rows.maxoff = maxoff;
-	scan->rows.rewritten = (MinidbPageGetOpaque(BufferGetPage(buffer))->md_flags &
+	scan->rows.rewritten = (MinidbPageGetOpaque(page)->md_flags &
 							MINIDB_PAGE_REWRITTEN) != 0;
 
-	if (offsets == NULL)
+	if (snapshot->snapshot_type == SNAPSHOT_MVCC)
+	{
+		TransactionId xmin = snapshot->xmin;
+
+		if (offsets == NULL)
+		{
+			uint64		seen[BLCKSZ / MAXIMUM_ALIGNOF / 64] = {0};
+			bool		checked = false;
+
+			for (OffsetNumber off = FirstOffsetNumber; off <= maxoff; off++)
+			{
+				/* the record after next: its line pointer is read anyway */
+				if (off + 2 <= maxoff)
+				{
+					ItemId		next = PageGetItemId(page, off + 2);
+
+					prefetch_byte((char *) page +
+								  Min(ItemIdGetOffset(next), BLCKSZ - 1));
+					prefetch_byte((char *) page +
+								  Min(ItemIdGetOffset(next) +
+									  ItemIdGetLength(next), BLCKSZ - 1));
+				}
+				if (collect_plain(scan, page, blkno, off, xmin,
+								  checked ? NULL : seen, false))
+					continue;
+				if (!checked)
+				{
+					minidb_page_check(rel, buffer);
+					checked = true;
+				}
+				collect_record(scan, buffer, blkno, off);
+			}
+		}
+		else
+		{
+			for (int i = 0; i < noffsets; i++)
+				if (offsets[i] <= maxoff &&
+					(offsets[i] < FirstOffsetNumber ||
+					 !collect_plain(scan, page, blkno, offsets[i], xmin,
+									NULL, false)))
+					collect_record(scan, buffer, blkno, offsets[i]);
+		}
+	}
+	else if (offsets == NULL)
 	{
 		for (OffsetNumber off = FirstOffsetNumber; off <= maxoff; off++)
 			collect_record(scan, buffer, blkno, off);
@@ -339,14 +551,72 @@ layout_prepare(MinidbScanDesc scan, TupleDesc desc)
 }
 
 /*
- * Hand out row i of the current page through slot.  Its attributes must
- * lie within its data (minidb_check_tuple_layout).  A row without nulls,
- * variable-width or external values whose attributes are all fixed-width
- * passes exactly when its data ends where they do: checked here without
- * the walk; any other row takes the whole check (which also words the
- * error).
+ * minidb_tuple_layout_plainly_valid for a row without nulls or external
+ * values, of natts <= desc->natts attributes: the leading fixed-width
+ * attributes at the offsets layout_prepare computed (they only grow, so
+ * the last one in range bounds them all), then the others as it walks
+ * them.  True implies that it, and so minidb_check_tuple_layout, would
+ * pass the row; false leaves the row to minidb_check_tuple_layout.
  */
-static void
+static pg_attribute_always_inline bool
+layout_valid(MinidbScanDesc scan, TupleDesc desc, HeapTuple tuple, int natts)
+{
+	HeapTupleHeader td = tuple->t_data;
+	const char *dp = (const char *) td + td->t_hoff;
+	uint32		len = tuple->t_len - td->t_hoff;
+	int			n = Min(natts, scan->layout_nfixed);
+	uint32		off = scan->layout_end[n];
+	bool		varwidth = false;
+
+	if (off > len)
+		return false;
+	for (int i = n; i < natts; i++)
+	{
+		Form_pg_attribute att = TupleDescAttr(desc, i);
+
+		if (att->attlen > 0)
+		{
+			off = att_align_nominal(off, att->attalign);
+			off += att->attlen;
+			if (off > len)
+				return false;
+			continue;
+		}
+		if (att->attlen != -1 || off >= len)
+			return false;
+		varwidth = true;
+		/* aligned unless a non-pad byte starts it, as deforming does */
+		off = att_align_pointer(off, att->attalign, -1, dp + off);
+		if (off >= len || VARATT_IS_EXTERNAL(dp + off))
+			return false;
+		if (VARATT_IS_SHORT(dp + off))
+			off += VARSIZE_SHORT(dp + off);
+		else
+		{
+			uint32		size;
+
+			if ((uint64) off + VARHDRSZ > len)
+				return false;
+			size = VARSIZE_4B(dp + off);
+			if (size < VARHDRSZ)
+				return false;
+			off += size;
+		}
+		if (off > len)
+			return false;
+	}
+	return off == len &&
+		varwidth == ((td->t_infomask & HEAP_HASVARWIDTH) != 0);
+}
+
+/*
+ * Hand out row i of the current page through slot.  Its attributes must
+ * lie within its data (minidb_check_tuple_layout).  A row without nulls or
+ * external values is checked by layout_valid, without a walk of its
+ * leading fixed-width attributes; a row it does not pass, and any other
+ * row, takes the whole check (which also words the error).
+ */
+static pg_attribute_always_inline void
 store_row(MinidbScanDesc scan, int i, TupleTableSlot *slot)
 {
 	MinidbPageRows *rows = &scan->rows;
@@ -362,9 +632,9 @@ store_row(MinidbScanDesc scan, int i, TupleTableSlot *slot)
 	if (unlikely(scan->layout_desc != desc))
 		layout_prepare(scan, desc);
 	natts = HeapTupleHeaderGetNatts(td);
-	if (!(td->t_infomask & (HEAP_HASNULL | HEAP_HASVARWIDTH | HEAP_HASEXTERNAL)) &&
-		natts <= scan->layout_nfixed &&
-		scan->layout_end[natts] == tuple->t_len - td->t_hoff)
+	if (!(td->t_infomask & (HEAP_HASNULL | HEAP_HASEXTERNAL)) &&
+		natts <= desc->natts &&
+		layout_valid(scan, desc, tuple, natts))
 		;						/* the whole check would pass */
 	else
 		minidb_check_tuple_layout(scan->base.rs_rd, desc, tuple);
@@ -595,13 +865,23 @@ rows_swap(MinidbPageRows *rows, int a, int b)
  * ORDER BY is unspecified, but users and tests read it.  Rows are nearly
  * always in order already: one pass checks that.
  */
+static inline bool
+ages_equal(const MinidbRowAge *a, const MinidbRowAge *b)
+{
+	return a->xmin == b->xmin && a->cmin == b->cmin &&
+		a->prev_xmin == b->prev_xmin && a->prev_cmin == b->prev_cmin &&
+		a->frozen == b->frozen;
+}
+
 static void
 rows_order_by_age(MinidbPageRows *rows)
 {
 	int			i;
 
+	/* of two rows of one age neither is older (a page one command wrote) */
 	for (i = 1; i < rows->nrows; i++)
-		if (row_older(rows, i, i - 1))
+		if (!ages_equal(&rows->ages[i], &rows->ages[i - 1]) &&
+			row_older(rows, i, i - 1))
 			break;
 	for (; i < rows->nrows; i++)
 		for (int j = i; j > 0 && row_older(rows, j, j - 1); j--)
@@ -674,7 +954,14 @@ bool
 minidb_scan_getnextslot(TableScanDesc sscan, ScanDirection direction,
 						TupleTableSlot *slot)
 {
-	if (!scan_next((MinidbScanDesc) sscan, direction, slot))
+	MinidbScanDesc scan = (MinidbScanDesc) sscan;
+	MinidbPageRows *rows = &scan->rows;
+
+	/* the next row of the current page, forward, no keys: scan_next's way */
+	if (likely(ScanDirectionIsForward(direction) && scan->inited &&
+			   rows->cur + 1 < rows->nrows && sscan->rs_nkeys == 0))
+		store_row(scan, ++rows->cur, slot);
+	else if (!scan_next(scan, direction, slot))
 		return false;
 	pgstat_count_heap_getnext(sscan->rs_rd);	/* per row, as heap */
 	return true;
@@ -1031,9 +1318,16 @@ analyze_collect(MinidbScanDesc scan)
 		 off <= minidb_page_maxoff(page); off++)
 	{
 		uint32		len;
-		char	   *rec = minidb_page_record(scan->base.rs_rd, buffer, off,
-											 &len);
+		char	   *rec;
 
+		/* the plain record: what analyze_single_version makes of it */
+		if (collect_plain(scan, page, scan->cblock, off, InvalidTransactionId,
+						  NULL, true))
+		{
+			scan->analyze_live += 1;
+			continue;
+		}
+		rec = minidb_page_record(scan->base.rs_rd, buffer, off, &len);
 		if (rec)
 		{
 			if (!analyze_single_version(scan, buffer, off, rec, len))

@@ -580,6 +580,45 @@ compare_ordered(char *rec, uint32 len, bool valid, int threshold,
 	}
 }
 
+/* A predicate that accepts the head (the first version asked about) */
+static bool
+plain_head(MinidbVersionHeader *vh, int index, void *arg)
+{
+	return true;
+}
+
+/*
+ * minidb_v3_plain_record (the scans' fast path) accepts only sound
+ * records (validate passes them) of one data version, and reports that
+ * version as the fast walker finds it: its header, data and length.
+ */
+static void
+compare_plain(char *rec, uint32 len, bool valid)
+{
+	const MinidbVersionHeader *vh;
+	uint32		dataoff;
+	uint32		datalen;
+	MinidbVersionRef ref;
+	MinidbChainError err;
+	MinidbVersionData fv;
+
+	if (!minidb_v3_plain_record(rec, len, &vh, &dataoff, &datalen))
+		return;
+	if (!valid)
+		mismatch("minidb_v3_plain_record accepts a record validate refuses");
+	if (minidb_record_nversions(rec, len) != 1 ||
+		minidb_chain_find_visible(rec, len, plain_head, NULL, &ref, &err) != 0 ||
+		(const char *) ref.vh != (const char *) vh ||
+		ref.end != len)
+		mismatch("minidb_v3_plain_record's version is not the fast walker's only one");
+	minidb_version_get_buf(rec, &ref, &fv, &buf_a);
+	if (fv.data != rec + dataoff || fv.datalen != datalen ||
+		(fv.bitmap != NULL) != ((vh->vh_flags & MINIDB_V_HASNULL) != 0) ||
+		(fv.bitmap &&
+		 (const char *) fv.bitmap != rec + MINIDB_R3_PLAIN_START + MINIDB_VERSION_HDRSZ))
+		mismatch("minidb_v3_plain_record's data is not the fast walker's");
+}
+
 /*
  * The newest reader's shortcut (minidb_chain_single_plain) accepts only a
  * record the validator accepts, of one data version, no lockers and no
@@ -655,6 +694,7 @@ check_record(char *rec, uint32 len, uint64 seed, bool full)
 	if (valid && n != minidb_record_nversions(rec, len))
 		mismatch("reference walker decoded %d versions, minidb_record_nversions says %d",
 				 n, minidb_record_nversions(rec, len));
+	compare_plain(rec, len, valid);
 
 	/* the iterator */
 	if (minidb_chain_iter_init(&it, rec, len, &ierr))
