@@ -571,40 +571,9 @@ layout_valid(MinidbScanDesc scan, TupleDesc desc, HeapTuple tuple, int natts)
 	if (off > len)
 		return false;
 	for (int i = n; i < natts; i++)
-	{
-		Form_pg_attribute att = TupleDescAttr(desc, i);
-
-		if (att->attlen > 0)
-		{
-			off = att_align_nominal(off, att->attalign);
-			off += att->attlen;
-			if (off > len)
-				return false;
-			continue;
-		}
-		if (att->attlen != -1 || off >= len)
+		if (!minidb_layout_attr_plain(TupleDescAttr(desc, i), dp, len, &off,
+									  &varwidth))
 			return false;
-		varwidth = true;
-		/* aligned unless a non-pad byte starts it, as deforming does */
-		off = att_align_pointer(off, att->attalign, -1, dp + off);
-		if (off >= len || VARATT_IS_EXTERNAL(dp + off))
-			return false;
-		if (VARATT_IS_SHORT(dp + off))
-			off += VARSIZE_SHORT(dp + off);
-		else
-		{
-			uint32		size;
-
-			if ((uint64) off + VARHDRSZ > len)
-				return false;
-			size = VARSIZE_4B(dp + off);
-			if (size < VARHDRSZ)
-				return false;
-			off += size;
-		}
-		if (off > len)
-			return false;
-	}
 	return off == len &&
 		varwidth == ((td->t_infomask & HEAP_HASVARWIDTH) != 0);
 }

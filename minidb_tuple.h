@@ -35,6 +35,49 @@ extern char *minidb_attributes_damage(TupleDesc desc,
 extern void minidb_check_tuple_layout_full(Relation rel, TupleDesc desc,
 										   HeapTuple tuple);
 /*
+ * One attribute of minidb_tuple_layout_plainly_valid's pass: the attribute
+ * at *off of the data dp[0..len) lies within it, a fixed-length value or an
+ * in-line varlena (short or 4-byte header; *varwidth set); *off moves past
+ * it.  False: not that plain case (or damage), for the caller's full check.
+ */
+static pg_attribute_always_inline bool
+minidb_layout_attr_plain(Form_pg_attribute att, const char *dp, uint32 len,
+						 uint32 *poff, bool *varwidth)
+{
+	uint32		off = *poff;
+
+	if (att->attlen > 0)
+	{
+		off = att_align_nominal(off, att->attalign);
+		off += att->attlen;
+		*poff = off;
+		return off <= len;
+	}
+	if (att->attlen != -1 || off >= len)
+		return false;
+	*varwidth = true;
+	/* aligned unless a non-pad byte starts it, as deforming does */
+	off = att_align_pointer(off, att->attalign, -1, dp + off);
+	if (off >= len || VARATT_IS_EXTERNAL(dp + off))
+		return false;
+	if (VARATT_IS_SHORT(dp + off))
+		off += VARSIZE_SHORT(dp + off);
+	else
+	{
+		uint32		size;
+
+		if ((uint64) off + VARHDRSZ > len)
+			return false;
+		size = VARSIZE_4B(dp + off);
+		if (size < VARHDRSZ)
+			return false;
+		off += size;
+	}
+	*poff = off;
+	return off <= len;
+}
+
+/*
  * The common case of minidb_attributes_damage in one pass over a
  * materialized tuple, without its messages: fixed-length attributes and
  * in-line varlenas (short or 4-byte headers), no cstrings, no TOAST
@@ -60,42 +103,13 @@ minidb_tuple_layout_plainly_valid(TupleDesc desc, HeapTuple tuple)
 		return false;
 	for (int i = 0; i < natts; i++)
 	{
-		Form_pg_attribute att = TupleDescAttr(desc, i);
-
 		if (hasnull && att_isnull(i, bp))
 		{
 			anynull = true;
 			continue;
 		}
-		if (att->attlen > 0)
-		{
-			off = att_align_nominal(off, att->attalign);
-			off += att->attlen;
-			if (off > len)
-				return false;
-			continue;
-		}
-		if (att->attlen != -1 || off >= len)
-			return false;
-		varwidth = true;
-		/* aligned unless a non-pad byte starts it, as deforming does */
-		off = att_align_pointer(off, att->attalign, -1, dp + off);
-		if (off >= len || VARATT_IS_EXTERNAL(dp + off))
-			return false;
-		if (VARATT_IS_SHORT(dp + off))
-			off += VARSIZE_SHORT(dp + off);
-		else
-		{
-			uint32		size;
-
-			if ((uint64) off + VARHDRSZ > len)
-				return false;
-			size = VARSIZE_4B(dp + off);
-			if (size < VARHDRSZ)
-				return false;
-			off += size;
-		}
-		if (off > len)
+		if (!minidb_layout_attr_plain(TupleDescAttr(desc, i), dp, len, &off,
+									  &varwidth))
 			return false;
 	}
 	return off == len && anynull == hasnull &&
