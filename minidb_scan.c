@@ -327,20 +327,22 @@ write_plain_tuple(HeapTupleHeader td, const MinidbVersionData *v,
 /*
  * The record at off of a checked page, when it is the common one: a plain
  * line pointer inside the page's tuple space naming a V3 record of one
- * whole data version and no optional field (minidb_v3_plain_record), which
- * the scan's MVCC snapshot sees by head_seen_cb's test (frozen, or hinted
- * committed below the snapshot's xmin).  Its row is kept the way
- * collect_record keeps it, without the walker, the callback and the record
- * lookup per row: that record has no locker, no newer version, no older
- * one, and the version is its only one.  False for anything else, which
- * the caller hands to collect_record (it also reports damage).
+ * whole data version and no optional field (minidb_v3_plain_record), whose
+ * version the reader takes without asking more: for an MVCC scan,
+ * head_seen_cb's test (frozen, or hinted committed below the snapshot's
+ * xmin, snapshot_xmin); for ANALYZE (analyze), analyze_single_version's
+ * (hinted committed or frozen).  That record has no locker, no newer
+ * version, no older one, and the version is its only one: *v is the row,
+ * read without the walker, the callback and the record lookup per row.
+ * False for anything else, which the caller hands to the walker (it also
+ * reports damage).  seen, when given, marks the record's start for the
+ * shared-record test (see collect_page).
  */
 static pg_attribute_always_inline bool
-collect_plain(MinidbScanDesc scan, Page page, BlockNumber blkno,
-			  OffsetNumber off, TransactionId snapshot_xmin, uint64 *seen,
-			  bool analyze)
+plain_version(Page page, OffsetNumber off, TransactionId snapshot_xmin,
+			  uint64 *seen, bool analyze, MinidbVersionData *v,
+			  const MinidbVersionHeader **pvh)
 {
-	MinidbPageRows *rows = &scan->rows;
 	PageHeader	ph = (PageHeader) page;
 	ItemId		lp = PageGetItemId(page, off);
 	uint32		lpoff = ItemIdGetOffset(lp);
@@ -350,10 +352,6 @@ collect_plain(MinidbScanDesc scan, Page page, BlockNumber blkno,
 	uint32		dataoff;
 	uint32		datalen;
 	uint16		flags;
-	MinidbVersionData v;
-	ItemPointerData tid;
-	MinidbRowAge *age;
-	Size		size;
 
 	if (!ItemIdIsNormal(lp) || lpoff != MAXALIGN(lpoff) ||
 		lpoff < ph->pd_upper || lpoff + lplen > ph->pd_special)
@@ -374,7 +372,6 @@ collect_plain(MinidbScanDesc scan, Page page, BlockNumber blkno,
 	/* the helper refused a version hinted aborted and committed or frozen */
 	if (analyze)
 	{
-		/* analyze_single_version's test: hinted committed or frozen */
 		if (!(flags & (MINIDB_V_XMIN_COMMITTED | MINIDB_V_FROZEN)))
 			return false;
 	}
@@ -383,25 +380,47 @@ collect_plain(MinidbScanDesc scan, Page page, BlockNumber blkno,
 				TransactionIdPrecedes(vh->vh_xmin, snapshot_xmin))))
 		return false;
 
+	v->xmin = vh->vh_xmin;
+	v->cid = vh->vh_cid;
+	v->flags = flags;
+	v->natts = vh->vh_natts;
+	v->bitmap = (flags & MINIDB_V_HASNULL) ?
+		(const bits8 *) (rec + MINIDB_R3_PLAIN_START + MINIDB_VERSION_HDRSZ) :
+		NULL;
+	v->data = rec + dataoff;
+	v->datalen = datalen;
+	*pvh = vh;
+	return true;
+}
+
+/*
+ * plain_version for an MVCC scan, its row kept the way collect_record keeps
+ * it.  False for anything else, which the caller hands to collect_record.
+ */
+static pg_attribute_always_inline bool
+collect_plain(MinidbScanDesc scan, Page page, BlockNumber blkno,
+			  OffsetNumber off, TransactionId snapshot_xmin, uint64 *seen)
+{
+	MinidbPageRows *rows = &scan->rows;
+	MinidbVersionData v;
+	const MinidbVersionHeader *vh;
+	ItemPointerData tid;
+	MinidbRowAge *age;
+	Size		size;
+
+	if (!plain_version(page, off, snapshot_xmin, seen, false, &v, &vh))
+		return false;
+
 	ItemPointerSet(&tid, blkno, off);
 	/* SSI: a sequential scan locked the whole relation; the others the rows */
 	if (scan->base.rs_flags & SO_TYPE_BITMAPSCAN)
 		minidb_ssi_lock_version(scan->base.rs_rd, &tid,
-								scan->base.rs_snapshot, vh->vh_xmin);
-	v.xmin = vh->vh_xmin;
-	v.cid = vh->vh_cid;
-	v.flags = flags;
-	v.natts = vh->vh_natts;
-	v.bitmap = (flags & MINIDB_V_HASNULL) ?
-		(const bits8 *) (rec + MINIDB_R3_PLAIN_START + MINIDB_VERSION_HDRSZ) :
-		NULL;
-	v.data = rec + dataoff;
-	v.datalen = datalen;
+								scan->base.rs_snapshot, v.xmin);
 
 	age = &rows->ages[rows->nrows];
-	age->xmin = vh->vh_xmin;
+	age->xmin = v.xmin;
 	age->cmin = version_cmin(vh, false);
-	age->frozen = (flags & MINIDB_V_FROZEN) != 0;
+	age->frozen = (v.flags & MINIDB_V_FROZEN) != 0;
 	age->prev_xmin = InvalidTransactionId;
 	age->prev_cmin = InvalidCommandId;
 
@@ -480,7 +499,7 @@ collect_page(MinidbScanDesc scan, BlockNumber blkno,
 									  ItemIdGetLength(next), BLCKSZ - 1));
 				}
 				if (collect_plain(scan, page, blkno, off, xmin,
-								  checked ? NULL : seen, false))
+								  checked ? NULL : seen))
 					continue;
 				if (!checked)
 				{
@@ -496,7 +515,7 @@ collect_page(MinidbScanDesc scan, BlockNumber blkno,
 				if (offsets[i] <= maxoff &&
 					(offsets[i] < FirstOffsetNumber ||
 					 !collect_plain(scan, page, blkno, offsets[i], xmin,
-									NULL, false)))
+									NULL)))
 					collect_record(scan, buffer, blkno, offsets[i]);
 		}
 	}
@@ -579,24 +598,24 @@ layout_valid(MinidbScanDesc scan, TupleDesc desc, HeapTuple tuple, int natts)
 }
 
 /*
- * Hand out row i of the current page through slot.  Its attributes must
- * lie within its data (minidb_check_tuple_layout).  A row without nulls or
- * external values is checked by layout_valid, without a walk of its
- * leading fixed-width attributes; a row it does not pass, and any other
- * row, takes the whole check (which also words the error).
+ * Hand out the materialized row td (len bytes, at offset off of the current
+ * block) through slot.  Its attributes must lie within its data
+ * (minidb_check_tuple_layout).  A row without nulls or external values is
+ * checked by layout_valid, without a walk of its leading fixed-width
+ * attributes; a row it does not pass, and any other row, takes the whole
+ * check (which also words the error).
  */
 static pg_attribute_always_inline void
-store_row(MinidbScanDesc scan, int i, TupleTableSlot *slot)
+store_tuple(MinidbScanDesc scan, HeapTupleHeader td, uint32 len,
+			OffsetNumber off, TupleTableSlot *slot)
 {
-	MinidbPageRows *rows = &scan->rows;
 	HeapTuple	tuple = &scan->tuple;
 	TupleDesc	desc = slot->tts_tupleDescriptor;
-	HeapTupleHeader td;
 	int			natts;
 
-	td = tuple->t_data = (HeapTupleHeader) (rows->arena + rows->starts[i]);
-	tuple->t_len = rows->lens[i];
-	ItemPointerSet(&tuple->t_self, scan->cblock, rows->offsets[i]);
+	tuple->t_data = td;
+	tuple->t_len = len;
+	ItemPointerSet(&tuple->t_self, scan->cblock, off);
 	tuple->t_tableOid = RelationGetRelid(scan->base.rs_rd);
 	if (unlikely(scan->layout_desc != desc))
 		layout_prepare(scan, desc);
@@ -608,6 +627,16 @@ store_row(MinidbScanDesc scan, int i, TupleTableSlot *slot)
 	else
 		minidb_check_tuple_layout(scan->base.rs_rd, desc, tuple);
 	ExecStoreHeapTuple(tuple, slot, false);
+}
+
+/* Hand out row i of the current page through slot (store_tuple) */
+static pg_attribute_always_inline void
+store_row(MinidbScanDesc scan, int i, TupleTableSlot *slot)
+{
+	MinidbPageRows *rows = &scan->rows;
+
+	store_tuple(scan, (HeapTupleHeader) (rows->arena + rows->starts[i]),
+				rows->lens[i], rows->offsets[i], slot);
 }
 
 /* ----------------------------------------------------------------
@@ -1133,13 +1162,37 @@ minidb_scan_sample_next_tuple(TableScanDesc sscan,
  * ANALYZE
  * ----------------------------------------------------------------
  */
+/*
+ * ANALYZE reads a block the way heap's does (heapam_scan_analyze_next_block
+ * and _next_tuple): the block stays pinned and share-locked from
+ * next_block until next_tuple has handed out its last row, and each call
+ * sorts the records up to the next row it returns.  No pointer into the
+ * page leaves the lock: a row is materialized into the scan's arena, which
+ * the slot points at until the next call.  The page is checked as
+ * collect_page checks it: the header and special area here, the
+ * shared-record test folded into the plain rows' pass (analyze_seen), and
+ * the whole minidb_page_check before the first record that takes the
+ * walker.
+ */
 static void
 analyze_take_buffer(MinidbScanDesc scan, Buffer buffer)
 {
+	Page		page = BufferGetPage(buffer);
+
 	scan->cblock = BufferGetBlockNumber(buffer);
-	scan->inited = false;		/* rows not collected yet */
 	scan->strategy = NULL;
 	scan->cbuf = buffer;
+	LockBuffer(buffer, BUFFER_LOCK_SHARE);
+	scan->analyze_checked = false;
+	if (PageIsNew(page) || minidb_page_damage(page) != NULL)
+	{
+		minidb_page_check(scan->base.rs_rd, buffer);
+		scan->analyze_checked = true;
+	}
+	memset(scan->analyze_seen, 0, sizeof(scan->analyze_seen));
+	scan->analyze_plain = 0;
+	scan->analyze_off = FirstOffsetNumber;
+	scan->analyze_maxoff = minidb_page_maxoff(page);
 }
 
 #if PG_VERSION_NUM >= 170000	/* 17: ANALYZE reads through a ReadStream */
@@ -1273,41 +1326,64 @@ analyze_single_version(MinidbScanDesc scan, Buffer buffer, OffsetNumber off,
 	return true;
 }
 
-static void
-analyze_collect(MinidbScanDesc scan)
+/*
+ * The record at off, when plain_version takes it for ANALYZE: a live row,
+ * handed out through slot.
+ */
+static pg_attribute_always_inline bool
+analyze_plain_row(MinidbScanDesc scan, Page page, OffsetNumber off,
+				  TupleTableSlot *slot)
+{
+	MinidbVersionData v;
+	const MinidbVersionHeader *vh;
+	ItemPointerData tid;
+	HeapTupleHeader td;
+	Size		size;
+
+	if (!plain_version(page, off, InvalidTransactionId,
+					   scan->analyze_checked ? NULL : scan->analyze_seen,
+					   true, &v, &vh))
+		return false;
+	size = minidb_materialized_size(&v);
+	scan->rows.arena_used = 0;	/* the slot's previous row is done */
+	td = (HeapTupleHeader) (likely(MAXALIGN(size) <= scan->rows.arena_size) ?
+							scan->rows.arena : arena_reserve(scan, size));
+	ItemPointerSet(&tid, scan->cblock, off);
+	write_plain_tuple(td, &v, &tid);
+	store_tuple(scan, td, size, off, slot);
+	return true;
+}
+
+/*
+ * Any other record at off (or line pointer without one): counted by
+ * analyze_single_version or analyze_record, its row, if it has one,
+ * handed out through slot.
+ */
+static pg_noinline bool
+analyze_other_row(MinidbScanDesc scan, OffsetNumber off, double *liverows,
+				  double *deadrows, TupleTableSlot *slot)
 {
 	Buffer		buffer = scan->cbuf;
-	Page		page = BufferGetPage(buffer);
+	uint32		len;
+	char	   *rec;
 
 	rows_reset(&scan->rows);
 	scan->analyze_live = scan->analyze_dead = 0;
-	LockBuffer(buffer, BUFFER_LOCK_SHARE);
-	minidb_page_check(scan->base.rs_rd, buffer);
-	for (OffsetNumber off = FirstOffsetNumber;
-		 off <= minidb_page_maxoff(page); off++)
+	rec = minidb_page_record(scan->base.rs_rd, buffer, off, &len);
+	if (rec)
 	{
-		uint32		len;
-		char	   *rec;
-
-		/* the plain record: what analyze_single_version makes of it */
-		if (collect_plain(scan, page, scan->cblock, off, InvalidTransactionId,
-						  NULL, true))
-		{
-			scan->analyze_live += 1;
-			continue;
-		}
-		rec = minidb_page_record(scan->base.rs_rd, buffer, off, &len);
-		if (rec)
-		{
-			if (!analyze_single_version(scan, buffer, off, rec, len))
-				analyze_record(scan, buffer, off, rec, len);
-		}
-		else if (ItemIdIsDead(PageGetItemId(page, off)))
-			scan->analyze_dead += 1;
+		if (!analyze_single_version(scan, buffer, off, rec, len))
+			analyze_record(scan, buffer, off, rec, len);
 	}
-	UnlockReleaseBuffer(buffer);
-	scan->cbuf = InvalidBuffer;
-	scan->inited = true;
+	else if (ItemIdIsDead(PageGetItemId(BufferGetPage(buffer), off)))
+		scan->analyze_dead += 1;
+	*liverows += scan->analyze_live;
+	*deadrows += scan->analyze_dead;
+	if (scan->rows.nrows == 0)
+		return false;
+	Assert(scan->rows.nrows == 1);
+	store_row(scan, 0, slot);
+	return true;
 }
 
 bool
@@ -1316,20 +1392,31 @@ minidb_scan_analyze_next_tuple(TableScanDesc sscan, TransactionId OldestXmin,
 							   TupleTableSlot *slot)
 {
 	MinidbScanDesc scan = (MinidbScanDesc) sscan;
+	Page		page = BufferGetPage(scan->cbuf);
 
-	if (!scan->inited)
+	while (scan->analyze_off <= scan->analyze_maxoff)
 	{
-		analyze_collect(scan);
-		*liverows += scan->analyze_live;
-		*deadrows += scan->analyze_dead;
+		OffsetNumber off = scan->analyze_off++;
+
+		if (analyze_plain_row(scan, page, off, slot))
+		{
+			scan->analyze_plain += 1;
+			return true;
+		}
+		if (!scan->analyze_checked)
+		{
+			minidb_page_check(scan->base.rs_rd, scan->cbuf);
+			scan->analyze_checked = true;
+		}
+		if (analyze_other_row(scan, off, liverows, deadrows, slot))
+			return true;
 	}
-	if (scan->rows.next >= scan->rows.nrows)
-	{
-		ExecClearTuple(slot);
-		return false;
-	}
-	store_row(scan, scan->rows.next++, slot);
-	return true;
+	*liverows += scan->analyze_plain;
+	scan->analyze_plain = 0;
+	UnlockReleaseBuffer(scan->cbuf);
+	scan->cbuf = InvalidBuffer;
+	ExecClearTuple(slot);
+	return false;
 }
 
 /* ----------------------------------------------------------------

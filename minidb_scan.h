@@ -72,9 +72,14 @@ typedef struct MinidbScanDescData
 	MemoryContext cxt;
 	MinidbDeltaBuf delta;		/* older versions rebuilt from differences */
 
-	/* analyze */
-	TransactionId analyze_oldest;
-	double		analyze_live;
+	/* analyze: the locked block's next line pointer, its last, its checks */
+	OffsetNumber analyze_off;
+	OffsetNumber analyze_maxoff;
+	bool		analyze_checked;	/* minidb_page_check has passed it */
+	int			analyze_plain;	/* its plain rows handed out, counted live
+								 * when the block is done */
+	uint64		analyze_seen[BLCKSZ / MAXIMUM_ALIGNOF / 64];
+	double		analyze_live;	/* analyze_other_row's counts */
 	double		analyze_dead;
 
 	/* sample scans */

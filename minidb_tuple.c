@@ -28,17 +28,6 @@ minidb_tuplebuf_init(MinidbTupleBuf *buf, MemoryContext cxt)
 	buf->cxt = cxt;
 }
 
-/* Heap tuple length needed to hold version v */
-Size
-minidb_materialized_size(const MinidbVersionData *v)
-{
-	Size		hoff = SizeofHeapTupleHeader;
-
-	if (v->flags & MINIDB_V_HASNULL)
-		hoff += BITMAPLEN(v->natts);
-	return MAXALIGN(hoff) + v->datalen;
-}
-
 /* minidb_write_tuple_inline (minidb_tuple.h), out of line */
 void
 minidb_write_tuple(HeapTupleHeader td, const MinidbVersionData *v,

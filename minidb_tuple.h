@@ -133,7 +133,17 @@ minidb_check_tuple_layout(Relation rel, TupleDesc desc, HeapTuple tuple)
 	minidb_check_tuple_layout_full(rel, desc, tuple);
 }
 
-extern Size minidb_materialized_size(const MinidbVersionData *v);
+/* Heap tuple length needed to hold version v */
+static inline Size
+minidb_materialized_size(const MinidbVersionData *v)
+{
+	Size		hoff = SizeofHeapTupleHeader;
+
+	if (v->flags & MINIDB_V_HASNULL)
+		hoff += BITMAPLEN(v->natts);
+	return MAXALIGN(hoff) + v->datalen;
+}
+
 extern void minidb_tuplebuf_grow(MinidbTupleBuf *buf, Size len);
 /*
  * Write version v as a heap tuple at td (which has room for

@@ -1090,4 +1090,50 @@ SELECT count(*) FROM expect e, (VALUES ('index c_pkey'), ('index c_k')) i(field)
 	$node->stop('fast', fail_ok => 1);
 }
 
+# ANALYZE reads a block under its share lock one row per call, as heap's
+# does, with the same page checks as a scan: a line pointer copied over
+# another (two naming one record) raises XX001 after the plain rows before
+# it were handed out, and a damaged record raises XX001 as a read does.
+{
+	$node->start;
+	$node->safe_psql('postgres', q{
+CREATE TABLE an (id int, v int) USING minidb;
+INSERT INTO an SELECT g, g FROM generate_series(1, 100) g;
+CREATE TABLE an2 (id int, v int) USING minidb;
+INSERT INTO an2 SELECT g, g FROM generate_series(1, 100) g;
+VACUUM (FREEZE) an, an2;
+});
+	my $dir = $node->data_dir;
+	my ($apath, $a2path) = map {
+		"$dir/" . $node->safe_psql('postgres', "SELECT pg_relation_filepath('$_')")
+	} ('an', 'an2');
+	$node->stop;
+	my $pg = read_block($apath, 0);
+	write_bytes($apath, 24 + 4 * 4, substr($pg, 24 + 1 * 4, 4));
+	# an2 (0,7): its version's natts, 2 -> 110 (past the 8-byte V3 header)
+	$pg = read_block($a2path, 0);
+	my ($off7) = lp_of($pg, 7);
+	is(ord(substr($pg, $off7, 1)) & 7, 3, 'an2 (0,7) is a V3 record');
+	is(unpack('v', substr($pg, $off7 + version0($pg, $off7) + 10, 2)), 2,
+		'of 2 attributes');
+	write_bytes($a2path, $off7 + version0($pg, $off7) + 10, pack('v', 110));
+	my $logpos = -s $node->logfile;
+	$node->start;
+	my (undef, undef, $e) = $node->psql('postgres',
+		"\\set VERBOSITY verbose\nANALYZE an");
+	like($e,
+		qr/ERROR:  XX001: damaged line pointer in relation "an" at TID \(0,5\)\nDETAIL:  Line pointers 2 and 5 name the same record/,
+		'ANALYZE: two line pointers naming one record raise XX001');
+	(undef, undef, $e) = $node->psql('postgres',
+		"\\set VERBOSITY verbose\nANALYZE an2");
+	like($e,
+		qr/ERROR:  XX001: corrupted minidb record in relation "an2" at TID \(0,7\)/,
+		'ANALYZE: a damaged record raises XX001 naming it');
+	is($node->safe_psql('postgres',
+		q{SELECT count(*) FROM pg_stats WHERE tablename IN ('an', 'an2')}),
+		'0', 'and ANALYZE stored no statistics for either');
+	is(log_has_crash($logpos), '', 'ANALYZE of damaged pages: no crash');
+	$node->stop('fast', fail_ok => 1);
+}
+
 done_testing();
