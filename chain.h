@@ -840,15 +840,16 @@ minidb_chain_single_plain(const char *rec, uint32 reclen,
  */
 #define MINIDB_R3_PLAIN_START	4	/* TYPEALIGN(4, MINIDB_R3_INFO_PREFIX) */
 
-static inline bool
+static pg_attribute_always_inline bool
 minidb_v3_plain_record(const char *rec, uint32 reclen,
 					   const MinidbVersionHeader **vhp,
 					   uint32 *dataoff, uint32 *datalen)
 {
 	MinidbVersionData v;
 
-	if (!minidb_chain_single_plain(rec, reclen, &v) ||
-		(uint8) rec[0] != MINIDB_FORMAT_V3)
+	/* V3 first: the compiler then drops minidb_chain_single_plain's V2 arm */
+	if (reclen < MINIDB_R3_INFO_PREFIX || (uint8) rec[0] != MINIDB_FORMAT_V3 ||
+		!minidb_chain_single_plain(rec, reclen, &v))
 		return false;
 	*vhp = (const MinidbVersionHeader *) (rec + MINIDB_R3_PLAIN_START);
 	*dataoff = (uint32) (v.data - rec);
