@@ -282,7 +282,7 @@ prefetch_byte(const char *p)
  */
 static pg_attribute_always_inline void
 write_plain_tuple(HeapTupleHeader td, const MinidbVersionData *v,
-				  ItemPointer tid)
+				  BlockNumber blkno, OffsetNumber off)
 {
 	uint16		infomask = HEAP_XMAX_INVALID;
 	Size		hoff = MAXALIGN(SizeofHeapTupleHeader);
@@ -309,7 +309,8 @@ write_plain_tuple(HeapTupleHeader td, const MinidbVersionData *v,
 	HeapTupleHeaderSetCmin(td, v->cid);
 	if (v->flags & MINIDB_V_COMBOCID)
 		td->t_infomask |= HEAP_COMBOCID;	/* t_cid as heap keeps it */
-	td->t_ctid = *tid;
+	/* set in place: a copy of a TID built on the stack stalls the store */
+	ItemPointerSet(&td->t_ctid, blkno, off);
 	memcpy((char *) td + hoff, v->data, v->datalen);
 #ifdef USE_ASSERT_CHECKING
 	{
@@ -317,7 +318,7 @@ write_plain_tuple(HeapTupleHeader td, const MinidbVersionData *v,
 		char	   *check = palloc(size);
 
 		minidb_write_tuple((HeapTupleHeader) check, v, InvalidTransactionId,
-						   tid);
+						   &td->t_ctid);
 		Assert(memcmp(check, td, size) == 0);
 		pfree(check);
 	}
@@ -404,18 +405,21 @@ collect_plain(MinidbScanDesc scan, Page page, BlockNumber blkno,
 	MinidbPageRows *rows = &scan->rows;
 	MinidbVersionData v;
 	const MinidbVersionHeader *vh;
-	ItemPointerData tid;
 	MinidbRowAge *age;
 	Size		size;
 
 	if (!plain_version(page, off, snapshot_xmin, seen, false, &v, &vh))
 		return false;
 
-	ItemPointerSet(&tid, blkno, off);
 	/* SSI: a sequential scan locked the whole relation; the others the rows */
 	if (scan->base.rs_flags & SO_TYPE_BITMAPSCAN)
+	{
+		ItemPointerData tid;
+
+		ItemPointerSet(&tid, blkno, off);
 		minidb_ssi_lock_version(scan->base.rs_rd, &tid,
 								scan->base.rs_snapshot, v.xmin);
+	}
 
 	age = &rows->ages[rows->nrows];
 	age->xmin = v.xmin;
@@ -429,7 +433,7 @@ collect_plain(MinidbScanDesc scan, Page page, BlockNumber blkno,
 					  (likely(rows->arena_used + MAXALIGN(size) <= rows->arena_size) ?
 					   rows->arena + rows->arena_used :
 					   arena_reserve(scan, size)),
-					  &v, &tid);
+					  &v, blkno, off);
 	rows->offsets[rows->nrows] = off;
 	rows->starts[rows->nrows] = rows->arena_used;
 	rows->lens[rows->nrows] = size;
@@ -1336,7 +1340,6 @@ analyze_plain_row(MinidbScanDesc scan, Page page, OffsetNumber off,
 {
 	MinidbVersionData v;
 	const MinidbVersionHeader *vh;
-	ItemPointerData tid;
 	HeapTupleHeader td;
 	Size		size;
 
@@ -1348,8 +1351,7 @@ analyze_plain_row(MinidbScanDesc scan, Page page, OffsetNumber off,
 	scan->rows.arena_used = 0;	/* the slot's previous row is done */
 	td = (HeapTupleHeader) (likely(MAXALIGN(size) <= scan->rows.arena_size) ?
 							scan->rows.arena : arena_reserve(scan, size));
-	ItemPointerSet(&tid, scan->cblock, off);
-	write_plain_tuple(td, &v, &tid);
+	write_plain_tuple(td, &v, scan->cblock, off);
 	store_tuple(scan, td, size, off, slot);
 	return true;
 }
