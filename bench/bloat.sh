@@ -19,7 +19,8 @@
 #    sampling the total size every $BLOAT_SAMPLE s; sizes, TPS, WAL bytes
 #    per transaction, and n_tup_upd / n_tup_hot_upd of the four tables
 #    (the in-place share; minidb counts an update in place as heap counts a
-#    HOT one); the reader ends.
+#    HOT one); the reader ends.  Each run's growth per table (total
+#    relation size, indexes included) goes to $OUT/runs/TAG.tables.tsv.
 # 3. Summary ($OUT/summary.md): at rest; per cell the median and IQR of the
 #    per-pair ratios minidb/heap of TPS, of growth (total size after the
 #    run minus before) and of WAL per transaction, and each AM's median
@@ -67,6 +68,10 @@ TABLES="'pgbench_accounts', 'pgbench_branches', 'pgbench_tellers', 'pgbench_hist
 SIZE_SQL="SELECT coalesce(sum(pg_total_relation_size(c.oid)), 0)
             FROM pg_class c WHERE c.relname IN ($TABLES)
              AND c.relkind = 'r' AND c.relnamespace = 'public'::regnamespace"
+TABLE_SQL="SELECT c.relname || ' ' || pg_total_relation_size(c.oid)
+             FROM pg_class c WHERE c.relname IN ($TABLES)
+              AND c.relkind = 'r' AND c.relnamespace = 'public'::regnamespace
+            ORDER BY 1"
 UPD_SQL="SELECT coalesce(sum(n_tup_upd), 0) || ' ' || coalesce(sum(n_tup_hot_upd), 0)
            FROM pg_stat_user_tables WHERE relname IN ($TABLES)"
 
@@ -121,6 +126,7 @@ run_one() {    # run_one AM CLIENTS READER PAIR
     local tag="c$2.$3.p$4.$1" threads=$(( c < 2 ? c : 2 ))
     init_db "$am" "$SCALE" "$tag"
     local s0; s0=$(q "$db" "$SIZE_SQL")
+    q "$db" "$TABLE_SQL" >"$RUNS/$tag.tables0.txt"
     local u0 h0; read -r u0 h0 <<<"$(q "$db" "$UPD_SQL")"
     [ "$reader" = held ] && start_reader "$db"
     local lsn0; lsn0=$(q "$db" "SELECT pg_current_wal_lsn()")
@@ -133,6 +139,10 @@ run_one() {    # run_one AM CLIENTS READER PAIR
     local lsn1; lsn1=$(q "$db" "SELECT pg_current_wal_lsn()")
     local wal; wal=$(q "$db" "SELECT pg_wal_lsn_diff('$lsn1', '$lsn0')::bigint")
     local s1; s1=$(q "$db" "$SIZE_SQL")
+    q "$db" "$TABLE_SQL" >"$RUNS/$tag.tables1.txt"
+    # per table: name, bytes before, bytes after, growth
+    join "$RUNS/$tag.tables0.txt" "$RUNS/$tag.tables1.txt" |
+        awk '{ print $1 "\t" $2 "\t" $3 "\t" $3 - $2 }' >"$RUNS/$tag.tables.tsv"
     echo "$SECONDS_PER_RUN $s1" >>"$RUNS/size.$tag.dat"
     q "$db" "SELECT pg_stat_force_next_flush()" >/dev/null
     sleep 1
