@@ -1086,9 +1086,10 @@ search_v3(char *rec, const V3Header *h, const V3Version *v0,
 		  MinidbVisibleFn visible, MinidbVisibleFn settled, void *arg,
 		  MinidbVersionRef *r, MinidbChainError *err, bool search)
 {
-	V3Version	pv;				/* the probe being made */
-	V3Version	lv = {0};		/* version lo-1, when a probe */
-	V3Version	hv = {0};		/* version hi, when a probe */
+	V3Version	slots[3];
+	V3Version  *pv = &slots[0];	/* the probe being made */
+	V3Version  *lv = &slots[1];	/* version lo-1, when a probe */
+	V3Version  *hv = &slots[2];	/* version hi, when a probe */
 	V3Version	wv;				/* the walk's current version */
 	const V3Version *v;			/* the hit */
 	V3Above		above = ABOVE_WALKED;
@@ -1104,22 +1105,25 @@ search_v3(char *rec, const V3Header *h, const V3Version *v0,
 	{
 		int			mid = MINIDB_NEXT_PROBE(lo, hi, h->n, d);
 		MinidbVersionHeader *pvh;
+		V3Version  *t = pv;
 		bool		neighbour = (mid == hi - 1);
 
-		if (!probe_v3(rec, h, mid, &pv) ||
-			!MINIDB_VERSION_SETTLED(pv.vh->vh_flags))
+		if (!probe_v3(rec, h, mid, pv) ||
+			!MINIDB_VERSION_SETTLED(pv->vh->vh_flags))
 			break;
-		pvh = (MinidbVersionHeader *) pv.vh;
+		pvh = (MinidbVersionHeader *) pv->vh;
 		if ((neighbour ? visible : settled) (pvh, walker_index(h, mid), arg))
 		{
 			hi = mid;
-			hv = pv;
+			pv = hv;			/* the probe becomes version hi */
+			hv = t;
 			d *= 2;
 		}
 		else
 		{
 			lo = mid + 1;
-			lv = pv;
+			pv = lv;			/* the probe becomes version lo-1 */
+			lv = t;
 			d = 0;				/* bracketed: bisect */
 			above = neighbour ? ABOVE_VISIBLE : ABOVE_SETTLED;
 		}
@@ -1128,12 +1132,12 @@ search_v3(char *rec, const V3Header *h, const V3Version *v0,
 	if (above == ABOVE_SETTLED)
 	{
 		/* the version above lo, asked as the walk would ask it last */
-		fill_ref(rec, h, lo - 1, &lv, r);
+		fill_ref(rec, h, lo - 1, lv, r);
 		if (visible(r->vh, r->index, arg))
 		{
 			/* settled() said no: keep to what visible() says */
 			hit = lo - 1;
-			v = &lv;
+			v = lv;
 			goto hit;
 		}
 	}
@@ -1141,7 +1145,7 @@ search_v3(char *rec, const V3Header *h, const V3Version *v0,
 	{
 		/* converged on a probe the snapshot sees: the hit */
 		hit = hi;
-		v = &hv;
+		v = hv;
 		skipped = true;			/* unchecked against its newer neighbour */
 		fill_ref(rec, h, hit, v, r);
 		goto hit;
@@ -1153,8 +1157,8 @@ search_v3(char *rec, const V3Header *h, const V3Version *v0,
 	}
 	else
 	{
-		end = lv.end;
-		prevlen = lv.datalen;
+		end = lv->end;
+		prevlen = lv->datalen;
 	}
 	for (int i = lo; i < h->n; i++)
 	{
