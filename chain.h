@@ -599,7 +599,10 @@ extern int	minidb_chain_find_visible(char *rec, uint32 reclen,
  * V2 and V3: the walker asks visible about version 0 (a V3 row's end and
  * data version 0) as minidb_chain_find_visible does.  When more than
  * MINIDB_SEARCH_MIN versions are left it searches them (MINIDB_NEXT_PROBE),
- * asking settled about settled probes, each checked in full first; a
+ * asking settled about settled probes, each checked in full first (V3:
+ * a probe right above a version found visible is asked of visible
+ * instead, which gives the same answer and, when it is no, is the
+ * question about the version above the hit); a
  * probe that is not settled, or whose directory entry or header is not
  * plainly sound, ends the search and the walk continues, version by
  * version, from the newest version not yet ruled out.  A search that

@@ -67,6 +67,13 @@ StaticAssertDecl(offsetof(MinidbVersionHeaderV1, vh_natts) ==
 				 offsetof(MinidbVersionHeader, vh_natts),
 				 "a V1 version header begins with a V3 one");
 StaticAssertDecl(R3_SUCC_SIZE == 6, "the successor field is 6 bytes");
+/* The encodings other than FULL and DELTA are those with this bit */
+#define R3_ENC_UNKNOWN		(MINIDB_V_ENC_MASK & ~MINIDB_V_ENC_DELTA)
+StaticAssertDecl(MINIDB_V_ENC_FULL == 0 &&
+				 (MINIDB_V_ENC_DELTA & R3_ENC_UNKNOWN) == 0 &&
+				 (MINIDB_V_ENC_DELTA | R3_ENC_UNKNOWN) == MINIDB_V_ENC_MASK &&
+				 (R3_ENC_UNKNOWN & (R3_ENC_UNKNOWN - 1)) == 0,
+				 "an encoding is FULL or DELTA exactly when one bit is clear");
 
 /* A V3 record header, parsed and checked */
 typedef struct V3Header
@@ -377,6 +384,173 @@ next_start(const V3Header *h, int i, uint32 prev_end)
 }
 
 /*
+ * The readers' shortcuts for the checks above, for the hot paths of the
+ * fast walker and the search: the same conditions, evaluated together
+ * with few branches and no error text.  True only when the detailed check
+ * would accept, with the same result; false says "not sure": the caller
+ * then runs the detailed check, which reports the damage (or accepts a
+ * shape the shortcut does not cover).  -DMINIDB_CHECK_FAST_PATH (unit
+ * tests, fuzzer) runs both and fails loudly if they ever disagree.
+ */
+
+/*
+ * The header of a record without an xmax or successor field (no end, no
+ * lockers, no token), which most records are: check_header's tests for
+ * that shape, the trailer's included.
+ */
+static pg_attribute_always_inline bool
+header_plain(const char *rec, uint32 reclen, V3Header *h)
+{
+	uint8		info;
+	uint32		n;
+	bool		ok;
+
+	if (unlikely(reclen < MINIDB_R3_INFO_PREFIX + sizeof(uint16) ||
+				 reclen > MINIDB_R3_MAX_LEN))
+		return false;
+	info = (uint8) rec[0];
+	if ((info & ~MINIDB_R3_MULTI) != MINIDB_FORMAT_V3 || rec[1] != 0)
+		return false;
+	h->reclen = reclen;
+	h->info = info;
+	h->xinfo = 0;
+	h->xmax = InvalidTransactionId;
+	ItemPointerSetInvalid(&h->succ);
+	h->has_end = false;
+	h->start0 = TYPEALIGN(R3_VERSION_ALIGN, MINIDB_R3_INFO_PREFIX);
+	if (!(info & MINIDB_R3_MULTI))
+	{
+		h->trailer = reclen;
+		h->n = 1;
+		return reclen >= (uint64) h->start0 + MINIDB_VERSION_HDRSZ;
+	}
+	n = read_u16(rec + reclen - sizeof(uint16));
+	ok = reclen % sizeof(uint16) == 0;
+	ok &= n >= 2 && n <= MINIDB_MAX_VERSIONS;
+	ok &= (uint64) h->start0 + (uint64) n * MINIDB_VERSION_HDRSZ +
+		(uint64) (n + 1) * sizeof(uint16) <= reclen;
+	h->n = (int) n;
+	h->trailer = reclen - (n + 1) * sizeof(uint16);
+	return ok;
+}
+
+/* check_header, through the shortcut when it applies */
+static pg_attribute_always_inline bool
+read_header(const char *rec, uint32 reclen, V3Header *h,
+			MinidbChainError *err)
+{
+#ifndef MINIDB_CHECK_FAST_PATH
+	if (likely(header_plain(rec, reclen, h)))
+		return true;
+#else
+	if (header_plain(rec, reclen, h))
+	{
+		V3Header	d;
+
+		if (!check_header(rec, reclen, &d, err))
+			elog(ERROR, "header_plain accepted a V3 header that check_header refuses: field \"%s\": %s",
+				 err ? err->field : "?", err ? err->detail : "?");
+		if (d.reclen != h->reclen || d.info != h->info ||
+			d.xinfo != h->xinfo || d.xmax != h->xmax ||
+			d.start0 != h->start0 || d.trailer != h->trailer ||
+			d.n != h->n || d.has_end != h->has_end ||
+			memcmp(&d.succ, &h->succ, sizeof(ItemPointerData)) != 0)
+			elog(ERROR, "header_plain and check_header disagree on a V3 header");
+		return true;
+	}
+#endif
+	return check_header(rec, reclen, h, err);
+}
+
+/* check_version's tests, without a branch per test and without text */
+static pg_attribute_always_inline bool
+version_plain(const char *rec, const V3Header *h, int i, uint32 start,
+			  uint32 end, uint32 prevlen, V3Version *v)
+{
+	const MinidbVersionHeader *vh;
+	uint16		flags;
+	uint16		natts;
+	uint32		bitmapend;
+	bool		ok;
+
+	/* its place: inside the record, before the trailer, a header long */
+	ok = h->n < 2 ||
+		(end <= h->trailer &&
+		 (i != h->n - 1 || TYPEALIGN(sizeof(uint16), end) == h->trailer));
+	ok &= (uint64) start + MINIDB_VERSION_HDRSZ <= end;
+	if (!ok)
+		return false;
+	vh = (const MinidbVersionHeader *) (rec + start);
+	flags = vh->vh_flags;
+	natts = vh->vh_natts;
+	ok = vh->vh_xmin != InvalidTransactionId;
+	/* known bits, and an encoding that is FULL or DELTA (R3_ENC_UNKNOWN) */
+	ok &= (flags & (~MINIDB_V3_FLAGS_MASK | R3_ENC_UNKNOWN)) == 0;
+	ok &= !(flags & MINIDB_V_XMIN_ABORTED) ||
+		!(flags & (MINIDB_V_XMIN_COMMITTED | MINIDB_V_FROZEN));
+	ok &= natts <= MINIDB_MAX_NATTS;
+	ok &= !(flags & MINIDB_V_HASNULL) || natts > 0;
+	v->start = start;
+	v->end = end;
+	v->vh = vh;
+	v->bitmapoff = start + MINIDB_VERSION_HDRSZ;
+	bitmapend = v->bitmapoff +
+		((flags & MINIDB_V_HASNULL) ? MINIDB_BITMAPLEN(natts) : 0);
+	v->delta = (flags & MINIDB_V_ENC_MASK) == MINIDB_V_ENC_DELTA;
+	if (likely(!v->delta))
+	{
+		v->dataoff = MAXALIGN(bitmapend);
+		ok &= v->dataoff <= end;
+		v->datalen = end - v->dataoff;
+		v->prefix = v->suffix = v->midoff = v->midlen = 0;
+		return ok;
+	}
+	v->dataoff = TYPEALIGN(sizeof(uint16), bitmapend);
+	ok &= i != 0;
+	ok &= (uint64) v->dataoff + R3_AFFIX_SIZE <= end;
+	if (!ok)
+		return false;
+	v->prefix = read_u16(rec + v->dataoff);
+	v->suffix = read_u16(rec + v->dataoff + sizeof(uint16));
+	v->midoff = v->dataoff + R3_AFFIX_SIZE;
+	v->midlen = end - v->midoff;
+	ok &= prevlen == R3_PREVLEN_UNKNOWN || v->prefix + v->suffix <= prevlen;
+	v->datalen = v->prefix + v->suffix + v->midlen;
+	ok &= v->datalen <= MINIDB_MAX_VERSION_LEN;
+	return ok;
+}
+
+/* check_version, through the shortcut when it applies */
+static pg_attribute_always_inline bool
+read_version(const char *rec, const V3Header *h, int i, uint32 start,
+			 uint32 end, uint32 prevlen, V3Version *v, MinidbChainError *err)
+{
+#ifndef MINIDB_CHECK_FAST_PATH
+	if (likely(version_plain(rec, h, i, start, end, prevlen, v)))
+		return true;
+#else
+	if (version_plain(rec, h, i, start, end, prevlen, v))
+	{
+		V3Version	d;
+
+		if (!check_version(rec, h, i, start, end, prevlen, &d, err))
+			elog(ERROR, "version_plain accepted V3 version %d that check_version refuses: field \"%s\": %s",
+				 walker_index(h, i), err ? err->field : "?",
+				 err ? err->detail : "?");
+		if (d.start != v->start || d.end != v->end || d.vh != v->vh ||
+			d.bitmapoff != v->bitmapoff || d.delta != v->delta ||
+			d.dataoff != v->dataoff || d.prefix != v->prefix ||
+			d.suffix != v->suffix || d.midoff != v->midoff ||
+			d.midlen != v->midlen || d.datalen != v->datalen)
+			elog(ERROR, "version_plain and check_version disagree on V3 version %d",
+				 walker_index(h, i));
+		return true;
+	}
+#endif
+	return check_version(rec, h, i, start, end, prevlen, v, err);
+}
+
+/*
  * The last data version alone, without the walk to it (the fast walker's
  * tail check): its place from the trailer, no earlier than n-1 minimal
  * versions allow, its header, its end at the trailer.
@@ -397,8 +571,8 @@ check_last(const char *rec, const V3Header *h, MinidbChainError *err)
 		return set_error(err, walker_index(h, last), "r3_trailer",
 						 "version %d starts at %u, before %u where %d versions end at the least",
 						 walker_index(h, last), start, lowest, last);
-	return check_version(rec, h, last, start, version_end(rec, h, last),
-						 R3_PREVLEN_UNKNOWN, &v, err);
+	return read_version(rec, h, last, start, version_end(rec, h, last),
+						R3_PREVLEN_UNKNOWN, &v, err);
 }
 
 /* Every version, in order; versions[] (if given) gets them */
@@ -824,13 +998,13 @@ v3_find_visible(char *rec, uint32 reclen, MinidbVisibleFn visible, void *arg,
 	uint32		end = 0;
 	uint32		prevlen = R3_PREVLEN_UNKNOWN;
 
-	if (!check_header(rec, reclen, &h, err))
+	if (!read_header(rec, reclen, &h, err))
 		return -2;
 	if (h.has_end)
 	{
 		if (h.n > 0 &&
-			!check_version(rec, &h, 0, h.start0, version_end(rec, &h, 0),
-						   R3_PREVLEN_UNKNOWN, &v, err))
+			!read_version(rec, &h, 0, h.start0, version_end(rec, &h, 0),
+						  R3_PREVLEN_UNKNOWN, &v, err))
 			return -2;
 		synth_marker(rec, &h, r);
 		if (visible(r->vh, 0, arg))
@@ -848,7 +1022,7 @@ v3_find_visible(char *rec, uint32 reclen, MinidbVisibleFn visible, void *arg,
 		uint32		start = next_start(&h, i, end);
 
 		end = version_end(rec, &h, i);
-		if (!check_version(rec, &h, i, start, end, prevlen, &v, err))
+		if (!read_version(rec, &h, i, start, end, prevlen, &v, err))
 			return -2;
 		fill_ref(rec, &h, i, &v, r);
 		if (visible(r->vh, r->index, arg))
@@ -876,14 +1050,22 @@ v3_find_visible(char *rec, uint32 reclen, MinidbVisibleFn visible, void *arg,
 static pg_attribute_always_inline bool
 probe_v3(const char *rec, const V3Header *h, int i, V3Version *v)
 {
-	MinidbChainError scratch;
 	uint32		start = TYPEALIGN(R3_VERSION_ALIGN, version_end(rec, h, i - 1));
 
 	if (start < h->start0 + (uint32) i * MINIDB_VERSION_HDRSZ)
 		return false;
-	return check_version(rec, h, i, start, version_end(rec, h, i),
-						 R3_PREVLEN_UNKNOWN, v, &scratch);
+	/* no error text wanted: the walk reports the damage */
+	return read_version(rec, h, i, start, version_end(rec, h, i),
+						R3_PREVLEN_UNKNOWN, v, NULL);
 }
+
+/* How the search learnt that version lo-1 is not visible */
+typedef enum V3Above
+{
+	ABOVE_WALKED,				/* lo == 1: version 0, asked by visible() */
+	ABOVE_SETTLED,				/* a probe settled() said no to */
+	ABOVE_VISIBLE				/* a probe visible() said no to, last */
+} V3Above;
 
 /*
  * The rest of v3_find_visible_ordered, past data version 0 (v0, which the
@@ -892,102 +1074,132 @@ probe_v3(const char *rec, const V3Header *h, int i, V3Version *v)
  * about settled probes; the walk from where it stopped unless it
  * converged (or without search, from version 1).  Out of line: most reads
  * stop at version 0.
+ *
+ * A probe just above version hi (which is visible, or hi == n) settles
+ * the search whatever the answer: if it is not seen, lo reaches hi.  Such
+ * a probe is asked of visible() instead of settled() (the same answer for
+ * a settled version), so that when it is not seen it is the question the
+ * walk would have asked last, and it is not asked twice.
  */
-static pg_noinline int
+static pg_attribute_always_inline int
 search_v3(char *rec, const V3Header *h, const V3Version *v0,
 		  MinidbVisibleFn visible, MinidbVisibleFn settled, void *arg,
 		  MinidbVersionRef *r, MinidbChainError *err, bool search)
 {
-	uint32		end = v0->end;
-	uint32		prevlen = v0->datalen;
-	V3Version	v = *v0;
-	V3Version	hv;				/* version hi, when a probe */
+	V3Version	slots[3];
+	V3Version  *pv = &slots[0];	/* the probe being made */
+	V3Version  *lv = &slots[1];	/* version lo-1, when a probe */
+	V3Version  *hv = &slots[2];	/* version hi, when a probe */
+	V3Version	wv;				/* the walk's current version */
+	const V3Version *v;			/* the hit */
+	V3Above		above = ABOVE_WALKED;
+	bool		skipped;		/* versions above the hit were not walked */
 	int			lo = 1;
 	int			hi = h->n;
-	bool		lo_probed = false;
 	int			d = 1;			/* galloping: the next probe is n - d */
-	int			i;
+	int			hit;
+	uint32		end = 0;
+	uint32		prevlen = R3_PREVLEN_UNKNOWN;
 
 	while (search && lo < hi)
 	{
 		int			mid = MINIDB_NEXT_PROBE(lo, hi, h->n, d);
-		V3Version	pv;
+		MinidbVersionHeader *pvh;
+		V3Version  *t = pv;
+		bool		neighbour = (mid == hi - 1);
 
-		if (!probe_v3(rec, h, mid, &pv) ||
-			!MINIDB_VERSION_SETTLED(pv.vh->vh_flags))
+		if (!probe_v3(rec, h, mid, pv) ||
+			!MINIDB_VERSION_SETTLED(pv->vh->vh_flags))
 			break;
-		if (settled((MinidbVersionHeader *) pv.vh, walker_index(h, mid),
-					arg))
+		pvh = (MinidbVersionHeader *) pv->vh;
+		if ((neighbour ? visible : settled) (pvh, walker_index(h, mid), arg))
 		{
 			hi = mid;
-			hv = pv;
+			pv = hv;			/* the probe becomes version hi */
+			hv = t;
 			d *= 2;
 		}
 		else
 		{
 			lo = mid + 1;
+			pv = lv;			/* the probe becomes version lo-1 */
+			lv = t;
 			d = 0;				/* bracketed: bisect */
-			lo_probed = true;
-			v = pv;
+			above = neighbour ? ABOVE_VISIBLE : ABOVE_SETTLED;
 		}
 	}
-	if (lo_probed)
+	skipped = above != ABOVE_WALKED;
+	if (above == ABOVE_SETTLED)
 	{
 		/* the version above lo, asked as the walk would ask it last */
-		fill_ref(rec, h, lo - 1, &v, r);
+		fill_ref(rec, h, lo - 1, lv, r);
 		if (visible(r->vh, r->index, arg))
 		{
 			/* settled() said no: keep to what visible() says */
-			lo = lo - 1;
+			hit = lo - 1;
+			v = lv;
 			goto hit;
 		}
-		end = v.end;
-		prevlen = v.datalen;
 	}
 	if (search && lo == hi && hi < h->n)
 	{
-		/* converged on a probe settled() accepted: the hit */
+		/* converged on a probe the snapshot sees: the hit */
+		hit = hi;
 		v = hv;
-		fill_ref(rec, h, hi, &v, r);
-		lo_probed = true;		/* unchecked against its newer neighbour */
+		skipped = true;			/* unchecked against its newer neighbour */
+		fill_ref(rec, h, hit, v, r);
 		goto hit;
 	}
-	for (i = lo; i < h->n; i++)
+	if (above == ABOVE_WALKED)
+	{
+		end = v0->end;
+		prevlen = v0->datalen;
+	}
+	else
+	{
+		end = lv->end;
+		prevlen = lv->datalen;
+	}
+	for (int i = lo; i < h->n; i++)
 	{
 		uint32		start = next_start(h, i, end);
 
 		end = version_end(rec, h, i);
-		if (!check_version(rec, h, i, start, end, prevlen, &v, err))
+		if (!read_version(rec, h, i, start, end, prevlen, &wv, err))
 			return -2;
-		fill_ref(rec, h, i, &v, r);
+		fill_ref(rec, h, i, &wv, r);
 		if (visible(r->vh, r->index, arg))
 		{
-			lo = i;
+			hit = i;
+			v = &wv;
 			goto hit;
 		}
-		prevlen = v.datalen;
+		prevlen = wv.datalen;
 	}
 	return -1;
 
 hit:
-	if (v.delta && lo_probed)
+	if (v->delta && skipped)
 	{
-		/* rebuilt from the versions above: check them as the walk would */
+		/*
+		 * Rebuilt from the versions above: check them as the walk would,
+		 * each with the bound of its prefix and suffix, in one loop.
+		 */
 		uint32		e = 0;
 		uint32		plen = R3_PREVLEN_UNKNOWN;
 		V3Version	cv;
 
-		for (int j = 0; j <= lo; j++)
+		for (int j = 0; j <= hit; j++)
 		{
 			uint32		start = next_start(h, j, e);
 
 			e = version_end(rec, h, j);
-			if (!check_version(rec, h, j, start, e, plen, &cv, err))
+			if (!read_version(rec, h, j, start, e, plen, &cv, err))
 				return -2;
 			plen = cv.datalen;
 		}
 	}
-	if (lo < h->n - 1 && !check_last(rec, h, err))
+	if (hit < h->n - 1 && !check_last(rec, h, err))
 		return -2;
 	return r->index;
 }
@@ -1013,13 +1225,13 @@ v3_find_visible_ordered(char *rec, uint32 reclen, MinidbVisibleFn visible,
 	V3Version	v;
 	uint32		end;
 
-	if (!check_header(rec, reclen, &h, err))
+	if (!read_header(rec, reclen, &h, err))
 		return -2;
 	if (h.has_end)
 	{
 		if (h.n > 0 &&
-			!check_version(rec, &h, 0, h.start0, version_end(rec, &h, 0),
-						   R3_PREVLEN_UNKNOWN, &v, err))
+			!read_version(rec, &h, 0, h.start0, version_end(rec, &h, 0),
+						  R3_PREVLEN_UNKNOWN, &v, err))
 			return -2;
 		synth_marker(rec, &h, r);
 		if (visible(r->vh, 0, arg))
@@ -1032,8 +1244,8 @@ v3_find_visible_ordered(char *rec, uint32 reclen, MinidbVisibleFn visible,
 	if (h.n == 0)
 		return -1;
 	end = version_end(rec, &h, 0);
-	if (!check_version(rec, &h, 0, h.start0, end, R3_PREVLEN_UNKNOWN, &v,
-					   err))
+	if (!read_version(rec, &h, 0, h.start0, end, R3_PREVLEN_UNKNOWN, &v,
+					  err))
 		return -2;
 	fill_ref(rec, &h, 0, &v, r);
 	if (visible(r->vh, r->index, arg))
@@ -1116,47 +1328,84 @@ apply_deltas(const char *rec, const V3Version *vs, int k, char *dst,
 	*datalen = curlen;
 }
 
+/*
+ * Data version k of a record, rebuilt into buf (NULL: a fresh palloc'd
+ * buffer), in one pass down from version 0: each version checked as the
+ * walk checks it (with the bound of its prefix and suffix), a whole one
+ * taken as it stands in the record, a difference applied to the version
+ * above it (copied out of the record the first time, then in place).  So
+ * no array of the versions and no allocation once buf is large enough.
+ * A whole version below the first difference makes the work done above it
+ * moot; it is still done, as the checks must be.
+ */
 void
 v3_rebuild(const char *rec, const MinidbVersionRef *ref,
 		   MinidbVersionData *out, MinidbDeltaBuf *buf)
 {
 	V3Header	h;
 	MinidbChainError err;
-	V3Version	local[16];
-	V3Version  *vs = local;
+	V3Version	v;
+	MinidbDeltaBuf local = {NULL, 0};
+	MinidbDeltaBuf *db = buf ? buf : &local;
 	uint32		end = 0;
 	uint32		prevlen = R3_PREVLEN_UNKNOWN;
-	uint32		maxlen = 0;
-	char	   *dst;
+	const char *cur = NULL;		/* version i-1's data */
+	uint32		curlen = 0;
+	bool		in_dst = false; /* cur is db->data */
 	int			k;
 
-	if (!check_header(rec, ref->reclen, &h, &err))
+	if (!read_header(rec, ref->reclen, &h, &err))
 		elog(ERROR, "minidb record changed under a reader: field \"%s\": %s",
 			 err.field, err.detail);
 	k = ref->index - (h.has_end ? 1 : 0);
 	if (k <= 0 || k >= h.n)
 		elog(ERROR, "minidb_version_rebuild: version %d is not a difference",
 			 ref->index);
-	if (k >= lengthof(local))
-		vs = palloc(sizeof(V3Version) * (k + 1));
 	for (int i = 0; i <= k; i++)
 	{
 		uint32		start = next_start(&h, i, end);
+		char	   *dst;
 
 		end = version_end(rec, &h, i);
-		if (!check_version(rec, &h, i, start, end, prevlen, &vs[i], &err))
+		if (!read_version(rec, &h, i, start, end, prevlen, &v, &err))
 			elog(ERROR, "minidb record changed under a reader: version %d, field \"%s\": %s",
 				 err.version, err.field, err.detail);
-		prevlen = vs[i].datalen;
-		maxlen = Max(maxlen, vs[i].datalen);
+		prevlen = v.datalen;
+		if (!v.delta)
+		{
+			cur = rec + v.dataoff;
+			curlen = v.datalen;
+			in_dst = false;
+			continue;
+		}
+		/* version 0 is never a difference: cur is version i-1 */
+		if (v.prefix + v.suffix > curlen)
+			elog(ERROR, "minidb record changed under a reader: a difference does not fit its newer version");
+		if (!in_dst)
+		{
+			dst = delta_buf_reserve(db, v.datalen);
+			memcpy(dst, cur, v.prefix);
+			memcpy(dst + v.prefix, rec + v.midoff, v.midlen);
+			memcpy(dst + v.prefix + v.midlen, cur + curlen - v.suffix,
+				   v.suffix);
+			in_dst = true;
+		}
+		else
+		{
+			/* room for version i-1 (there now) and version i */
+			dst = delta_buf_reserve(db, Max(curlen, v.datalen));
+			memmove(dst + v.prefix + v.midlen, dst + curlen - v.suffix,
+					v.suffix);
+			memcpy(dst + v.prefix, rec + v.midoff, v.midlen);
+		}
+		cur = dst;
+		curlen = v.datalen;
 	}
-	if (!vs[k].delta)
+	if (!v.delta)
 		elog(ERROR, "minidb_version_rebuild: version %d is not a difference",
 			 ref->index);
-	dst = buf ? delta_buf_reserve(buf, maxlen) : palloc(Max(maxlen, 1));
-	apply_deltas(rec, vs, k, dst, &out->data, &out->datalen);
-	if (vs != local)
-		pfree(vs);
+	out->data = cur;
+	out->datalen = curlen;
 }
 
 

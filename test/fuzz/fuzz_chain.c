@@ -49,6 +49,9 @@
  *	  seed bytes, and an xid-horizon predicate) the fast walker returns the
  *	  same version as the reference walker, with the same bytes, and asks
  *	  the predicate about the same versions in the same order;
+ *	- a version stored as a difference that the fast walker returns is
+ *	  rebuilt alike into the shared buffer, into a one-byte buffer that
+ *	  must grow (v3_rebuild's one pass) and with no buffer at all;
  *	- V1, on a damaged record: the fast walker returns -2 for every
  *	  predicate, even when it found a visible version before the damage
  *	  (tail check).  V2, V3: a damaged tail fails every predicate too.
@@ -438,6 +441,20 @@ compare_walkers(char *rec, uint32 len, bool valid,
 		if ((ref.vh->vh_flags & MINIDB_V_ENC_MASK) == MINIDB_V_ENC_FULL &&
 			fv.data != rec + ref.dataoff)
 			mismatch("a whole version is not read in place");
+		if ((ref.vh->vh_flags & MINIDB_V_ENC_MASK) == MINIDB_V_ENC_DELTA)
+		{
+			/* rebuilt with no buffer, and into one that must grow */
+			MinidbDeltaBuf tiny = {palloc(1), 1};
+
+			minidb_version_get_buf(rec, &ref, &fv, NULL);
+			if (!same_version(&fv, &want))
+				mismatch("version %d rebuilt into a fresh buffer differs", fast);
+			pfree((char *) fv.data);
+			minidb_version_get_buf(rec, &ref, &fv, &tiny);
+			if (!same_version(&fv, &want))
+				mismatch("version %d rebuilt into a growing buffer differs", fast);
+			pfree(tiny.data);
+		}
 	}
 }
 

@@ -186,6 +186,58 @@ iterator_matches_reference(char *rec, uint32 len, MinidbDeltaBuf *db)
 	return same && !damaged && seen == n;
 }
 
+/*
+ * Every version stored as a difference, rebuilt alone (v3_rebuild's one
+ * pass): into a fresh buffer, into a one-byte buffer that must grow while
+ * it holds the version above (repalloc keeps it), and with no buffer (a
+ * fresh palloc'd one), the same bytes as the reference walker's.
+ * *past_whole counts differences rebuilt from a whole version below
+ * another difference (the pass applies differences it then drops).
+ */
+static bool
+rebuilds_alone(char *rec, uint32 len, int *past_whole)
+{
+	MinidbVersionData *vs;
+	MinidbChainError err;
+	MinidbChainIter it;
+	MinidbVersionRef ref;
+	bool		damaged;
+	int			n = minidb_chain_decode_all(rec, len, &vs, &err);
+	bool		same = n > 0;
+	bool		delta_above = false;	/* a difference above the last whole */
+	bool		drops = false;
+
+	if (n < 0 || !minidb_chain_iter_init(&it, rec, len, &err))
+		return false;
+	while (same && minidb_chain_iter_next(&it, &ref, &err, &damaged))
+	{
+		MinidbVersionData fv;
+		MinidbDeltaBuf fresh = {NULL, 0};
+		MinidbDeltaBuf tiny = {palloc(1), 1};
+
+		if ((ref.vh->vh_flags & MINIDB_V_ENC_MASK) != MINIDB_V_ENC_DELTA)
+		{
+			drops = delta_above;
+			continue;
+		}
+		delta_above = true;
+		if (drops)
+			(*past_whole)++;
+		minidb_version_get_buf(rec, &ref, &fv, &fresh);
+		same &= same_version(&fv, &vs[ref.index]);
+		minidb_version_get_buf(rec, &ref, &fv, &tiny);
+		same &= same_version(&fv, &vs[ref.index]) && tiny.size >= fv.datalen;
+		minidb_version_get_buf(rec, &ref, &fv, NULL);
+		same &= same_version(&fv, &vs[ref.index]);
+		pfree((char *) fv.data);
+		if (fresh.data)
+			pfree(fresh.data);
+		pfree(tiny.data);
+	}
+	minidb_chain_free_all(vs, n);
+	return same && !damaged;
+}
+
 #include "ordered_check.h"
 #include "single_plain_check.h"
 
@@ -298,6 +350,8 @@ test_chains(void)
 	bool		small = true;
 	bool		ordered = true;
 	bool		few = true;
+	bool		alone = true;
+	int			past_whole = 0;
 	uint64		full_total = 0;
 	uint64		v3_total = 0;
 
@@ -318,6 +372,7 @@ test_chains(void)
 			decodes_to_model(b.p, b.len, 0, 0, depth);
 		iter &= iterator_matches_reference(b.p, b.len, &db);
 		cuts &= walkers_agree_on_cuts(b.p, b.len, &db);
+		alone &= rebuilds_alone(b.p, b.len, &past_whole);
 		{
 			bool		f;
 
@@ -337,6 +392,9 @@ test_chains(void)
 	ok(decodes, "chains of depth 1..120 built by prepends decode to the model");
 	ok(iter, "the iterator, rebuilding differences, yields what the reference walker decodes");
 	ok(cuts, "the fast walker picks the reference walker's version on every cut, same bytes, same questions");
+	ok(alone && past_whole > 0,
+	   "every difference rebuilt alone, into a fresh, a too small or no buffer, gives the reference's bytes (%d rebuilt past a whole version between differences)",
+	   past_whole);
 	ok(ordered, "the ordered walker (search) returns the linear walk's version, and leaves the same version passed over, for every snapshot model");
 	ok(few, "the oldest reader of a hinted chain asks O(log n) questions");
 	ok(small, "older versions are stored as differences: a chain takes under half of its whole versions ("
@@ -1041,6 +1099,104 @@ test_programming_errors(void)
 	pfree(c.p);
 }
 
+/*
+ * Damage to the header, the first version and the trailer of records of
+ * the shape the readers' shortcuts take (no xmax or successor field;
+ * header_plain, version_plain): every length from 0 to 3 bytes past the
+ * end, 1 to 3 bytes inserted before the trailer's count, and every byte
+ * there set to 0, to 0xFF and with each bit flipped.
+ * The unit tests build with -DMINIDB_CHECK_FAST_PATH, so a shortcut that
+ * accepts what the detailed checks refuse aborts the run; and whatever
+ * validate accepts, the search returns what the linear walk returns.
+ */
+static bool
+shortcut_case(char *rec, uint32 len, MinidbDeltaBuf *db, int *cases)
+{
+	MinidbChainError err;
+	MinidbVersionRef ref;
+	MinidbVersionRef oref;
+	bool		valid = minidb_record_validate(rec, len, &err);
+	int			n = valid ? minidb_record_nversions(rec, len) : 2;
+	bool		agree = true;
+
+	(*cases)++;
+	for (int k = 0; k <= n; k++)
+	{
+		Cut			a = {k, n, 0, 0};
+		Cut			b = a;
+		int			lin = minidb_chain_find_visible(rec, len, cut_visible, &a,
+													&ref, &err);
+		int			ord = minidb_chain_find_visible_ordered(rec, len,
+															cut_visible,
+															cut_visible, &b,
+															&oref, &err);
+
+		if (valid && (lin != ord || (lin >= 0 && oref.offset != ref.offset)))
+			agree = false;
+		if (valid && ord >= 0)
+		{
+			MinidbVersionData fv;
+
+			minidb_version_get_buf(rec, &oref, &fv, db);
+		}
+	}
+	return agree;
+}
+
+static void
+test_shortcut_damage(void)
+{
+	MinidbDeltaBuf db = {NULL, 0};
+	static const int depths[] = {1, 2, 5, 17, 60};
+	int			cases = 0;
+	bool		agree = true;
+
+	for (int d = 0; d < lengthof(depths); d++)
+	{
+		Buf			b = model_chain(depths[d]);
+		char	   *copy = palloc0(b.len + 8);
+
+		for (uint32 len = 0; len <= b.len + 3; len++)
+		{
+			memset(copy, 0, b.len + 8);
+			memcpy(copy, b.p, Min(len, b.len));
+			agree &= shortcut_case(copy, len, &db, &cases);
+		}
+		for (uint32 ins = 1; ins <= 3 && b.len >= 2; ins++)
+		{
+			/* bytes inserted before the trailer's count (an odd length) */
+			memset(copy, 0x11, b.len + 8);
+			memcpy(copy, b.p, b.len - 2);
+			memcpy(copy + b.len - 2 + ins, b.p + b.len - 2, 2);
+			agree &= shortcut_case(copy, b.len + ins, &db, &cases);
+		}
+		for (uint32 pos = 0; pos < b.len; pos++)
+		{
+			/* the header, version 0's header, the trailer's last entries */
+			if (!(pos < 16 || pos + 8 >= b.len))
+				continue;
+			for (int how = 0; how < 10; how++)
+			{
+				memcpy(copy, b.p, b.len);
+				if (how == 0)
+					copy[pos] = 0;
+				else if (how == 1)
+					copy[pos] = (char) 0xFF;
+				else
+					copy[pos] ^= (char) (1 << (how - 2));
+				agree &= shortcut_case(copy, b.len, &db, &cases);
+			}
+		}
+		pfree(copy);
+		pfree(b.p);
+	}
+	ok(agree && cases > 1000,
+	   "the readers' shortcuts on %d damaged records of their shape: no disagreement with the detailed checks, the search agrees with the walk on every valid one",
+	   cases);
+	if (db.data)
+		pfree(db.data);
+}
+
 int
 main(void)
 {
@@ -1054,6 +1210,7 @@ main(void)
 	test_convert();
 	test_spec();
 	test_damage();
+	test_shortcut_damage();
 	test_programming_errors();
 	test_single_plain(MINIDB_FORMAT_V3);
 	printf("1..%d\n", ntests);
