@@ -31,13 +31,22 @@ DECLARE
   fa text := current_setting('fab.a');
   fb text := current_setting('fab.b');
 BEGIN
+  -- COMMIT after each call: a transaction that has written (here, into cd)
+  -- has an xid, which a reader's snapshot then has as its xmin, older than
+  -- every version of the chains: such a reader takes neither the hint-only
+  -- shortcut nor the search on commit order, as no reader of a real system
+  -- whose own transaction started before the chains would
   FOR r IN 1..10 LOOP
     IF r % 2 = 1 THEN
       INSERT INTO cd SELECT r, fa, * FROM minidb_bench_chain_depth('{1,60}', 200000, '{view_lazy}', false, fa);
+      COMMIT;
       INSERT INTO cd SELECT r, fb, * FROM minidb_bench_chain_depth('{1,60}', 200000, '{view_lazy}', false, fb);
+      COMMIT;
     ELSE
       INSERT INTO cd SELECT r, fb, * FROM minidb_bench_chain_depth('{1,60}', 200000, '{view_lazy}', false, fb);
+      COMMIT;
       INSERT INTO cd SELECT r, fa, * FROM minidb_bench_chain_depth('{1,60}', 200000, '{view_lazy}', false, fa);
+      COMMIT;
     END IF;
   END LOOP;
 END $$;
