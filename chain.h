@@ -837,6 +837,25 @@ minidb_chain_single_plain(const char *rec, uint32 reclen,
 }
 
 /*
+ * The newest reader's shortcut for a V3 record of any number of versions
+ * (minidb_chain_single_plain's V3 arm, a trailer allowed): no xmax field,
+ * no successor field, no lock mode (so no end, no lockers, no token), and
+ * version 0 stored whole and not hinted aborted.  It makes the checks
+ * minidb_chain_find_visible makes when its predicate accepts version 0:
+ * the header, version 0 in full, and the tail check (the last version,
+ * reached through the trailer, ends where the trailer begins), so
+ * damage elsewhere in the middle is left, as for that read, to validate,
+ * the iterator and the reads that visit it.  Its version is then the
+ * visible one for a snapshot that sees version 0, with no xmax (no newer
+ * version, no end).  Same contract as minidb_chain_single_plain: true
+ * fills *v (pointing into rec); false means "not this shape, or
+ * doubtful": the caller takes the walker.  The unit tests and the fuzzer
+ * (compare_newest_plain) check true against validate and the walker.
+ */
+extern bool minidb_v3_newest_plain(const char *rec, uint32 reclen,
+								   MinidbVersionData *v);
+
+/*
  * The same shortcut for the scans' per-page fast path, V3 records only
  * (V2 ones take the walker there): the version header in place, and where
  * the data starts and how long it is.

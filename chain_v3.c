@@ -1260,6 +1260,111 @@ v3_find_visible_ordered(char *rec, uint32 reclen, MinidbVisibleFn visible,
 
 
 /* ----------------------------------------------------------------
+ *		The newest reader's shortcut for a record of many versions
+ * ----------------------------------------------------------------
+ */
+
+/*
+ * minidb_v3_newest_plain (see chain.h): a record without an xmax or
+ * successor field (header_plain: no end, no lockers, no token; with or
+ * without a trailer), whose version 0 is stored whole and not hinted
+ * aborted.  It checks what v3_find_visible checks when its predicate
+ * accepts data version 0: the header, version 0 (in full; it has no newer
+ * neighbour to bound it), and, with two versions or more, the last
+ * version alone through the trailer (check_last: the tail check).  The
+ * same shortcuts the walker takes first (header_plain, version_plain);
+ * where they say "not sure", so does this: the caller takes the walker.
+ */
+bool
+minidb_v3_newest_plain(const char *rec, uint32 reclen, MinidbVersionData *out)
+{
+	V3Header	h;
+	V3Version	v0;
+	uint16		flags;
+	bool		ok;
+
+#ifndef MINIDB_PLANT_NEWEST_NO_HEADER
+	if (!header_plain(rec, reclen, &h))
+		return false;
+#else
+	/* planted bug (tests only): the header parsed, not checked */
+	if (reclen < 4 || ((uint8) rec[0] & MINIDB_R3_FORMAT_MASK) != MINIDB_FORMAT_V3)
+		return false;
+	h.reclen = reclen;
+	h.info = (uint8) rec[0];
+	h.xinfo = (uint8) rec[1];
+	h.xmax = InvalidTransactionId;
+	ItemPointerSetInvalid(&h.succ);
+	h.has_end = false;
+	h.start0 = TYPEALIGN(R3_VERSION_ALIGN, prefix_len(h.info));
+	if (h.info & MINIDB_R3_MULTI)
+	{
+		h.n = read_u16(rec + reclen - sizeof(uint16));
+		if (h.n < 2 || (uint32) (h.n + 1) * sizeof(uint16) > reclen)
+			return false;
+		h.trailer = reclen - (h.n + 1) * sizeof(uint16);
+	}
+	else
+	{
+		h.n = 1;
+		h.trailer = reclen;
+	}
+#endif
+	if (!version_plain(rec, &h, 0, h.start0, version_end(rec, &h, 0),
+					   R3_PREVLEN_UNKNOWN, &v0))
+		return false;
+	flags = v0.vh->vh_flags;
+	/* whole (version_plain refuses a difference at 0), not hinted aborted */
+	ok = !v0.delta && !(flags & MINIDB_V_XMIN_ABORTED);
+#ifndef MINIDB_PLANT_NEWEST_NO_TAIL
+	if (ok && h.n >= 2)
+	{
+		/* the tail check: check_last, through version_plain */
+		int			last = h.n - 1;
+		uint32		start = TYPEALIGN(R3_VERSION_ALIGN,
+									  version_end(rec, &h, last - 1));
+		V3Version	lv;
+
+		ok = start >= h.start0 + (uint32) last * MINIDB_VERSION_HDRSZ &&
+			version_plain(rec, &h, last, start, version_end(rec, &h, last),
+						  R3_PREVLEN_UNKNOWN, &lv);
+	}
+#endif
+	if (!ok)
+		return false;
+#if defined(MINIDB_CHECK_FAST_PATH) && \
+	!defined(MINIDB_PLANT_NEWEST_NO_HEADER) && !defined(MINIDB_PLANT_NEWEST_NO_TAIL)
+	{
+		/* the detailed checks the walker would make must all pass */
+		V3Header	d;
+		V3Version	dv;
+		MinidbChainError err;
+
+		if (!check_header(rec, reclen, &d, &err) ||
+			!check_version(rec, &d, 0, d.start0, version_end(rec, &d, 0),
+						   R3_PREVLEN_UNKNOWN, &dv, &err) ||
+			!check_last(rec, &d, &err))
+			elog(ERROR, "minidb_v3_newest_plain accepted a V3 record the walker's checks refuse: version %d, field \"%s\": %s",
+				 err.version, err.field, err.detail);
+		if (d.has_end || d.n != h.n || dv.start != v0.start ||
+			dv.dataoff != v0.dataoff || dv.datalen != v0.datalen ||
+			dv.delta)
+			elog(ERROR, "minidb_v3_newest_plain and the walker's checks disagree");
+	}
+#endif
+	out->xmin = v0.vh->vh_xmin;
+	out->cid = v0.vh->vh_cid;
+	out->flags = flags;
+	out->natts = v0.vh->vh_natts;
+	out->bitmap = (flags & MINIDB_V_HASNULL) ?
+		(const bits8 *) (rec + v0.bitmapoff) : NULL;
+	out->data = rec + v0.dataoff;
+	out->datalen = v0.datalen;
+	return true;
+}
+
+
+/* ----------------------------------------------------------------
  *		Rebuilding a version from its differences
  * ----------------------------------------------------------------
  */

@@ -1542,11 +1542,14 @@ fetch_visible(FetchState *fs, Buffer *pin, MinidbReadPath path)
 }
 
 /*
- * The newest reader's fetch, the one most index scans make: a record of
- * one version stored whole that the snapshot sees by its hints alone
- * (minidb_chain_single_plain, minidb_mvcc_sees_hinted) is materialized
- * here; anything else goes through fetch_visible_cb, which walks the
- * record and asks the full predicate.  Inlined into the view.
+ * The newest reader's fetch, the one most index scans make: a record
+ * whose version 0 is stored whole, with no end and no lockers, that the
+ * snapshot sees by its hints alone is materialized here, with no xmax:
+ * one version (minidb_chain_single_plain) or many (minidb_v3_newest_plain,
+ * which keeps the walker's checks of that read: the header, version 0 and
+ * the tail), then minidb_mvcc_sees_hinted.  Anything else goes through
+ * fetch_visible_cb, which walks the record and asks the full predicate.
+ * Inlined into the view.
  */
 static pg_attribute_always_inline void
 fetch_newest_cb(char *rec, uint32 len, Buffer buffer, void *arg)
@@ -1554,8 +1557,9 @@ fetch_newest_cb(char *rec, uint32 len, Buffer buffer, void *arg)
 	FetchState *fs = (FetchState *) arg;
 	MinidbVersionData v;
 
-	if (likely(minidb_chain_single_plain(rec, len, &v) &&
-			   minidb_mvcc_sees_hinted(v.xmin, v.flags, fs->snapshot)))
+	if (likely(minidb_chain_single_plain(rec, len, &v) ||
+			   minidb_v3_newest_plain(rec, len, &v)) &&
+		likely(minidb_mvcc_sees_hinted(v.xmin, v.flags, fs->snapshot)))
 	{
 		minidb_ssi_lock_version(fs->rel, fs->tid, fs->snapshot, v.xmin);
 		fs->result = minidb_materialize_plain(fs->buf, &v, fs->tid,

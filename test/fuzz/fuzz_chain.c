@@ -678,6 +678,80 @@ compare_single_plain(char *rec, uint32 len, bool valid, int n)
 }
 
 /*
+ * The newest reader's shortcut for a V3 record of many versions
+ * (minidb_v3_newest_plain) makes the checks the fast walker makes on a
+ * read that stops at data version 0 (the header, version 0, the tail
+ * check), no more: so true implies that the walker, asked by a snapshot
+ * that sees version 0, returns that same data version 0, read in place,
+ * of a record without lockers, end or token; and that a record validate
+ * refuses is damaged only where that read does not look (a middle
+ * version, or the bound of the last version's prefix and suffix, which
+ * only its newer neighbour gives).  When the record validates, version 0
+ * is the reference walker's.  Counted, with the records of two versions
+ * or more.
+ */
+static uint64 newest_plain_hits = 0;
+static uint64 newest_plain_multi = 0;
+
+static void
+compare_newest_plain(char *rec, uint32 len, bool valid, int n,
+					 const MinidbVersionData *vs, const MinidbChainError *verr)
+{
+	MinidbVersionData pv;
+	MinidbVersionData fv;
+	MinidbVersionRef ref;
+	MinidbChainError err;
+	MinidbLockers lk;
+	uint32		off0;
+	int			nv;
+
+	if (!minidb_v3_newest_plain(rec, len, &pv))
+		return;
+	newest_plain_hits++;
+	if (minidb_record_format_of(rec) != MINIDB_FORMAT_V3)
+		mismatch("newest_plain accepted a record of format %d",
+				 minidb_record_format_of(rec));
+	nv = minidb_record_nversions(rec, len);
+	if (nv >= 2)
+		newest_plain_multi++;
+	if (minidb_chain_find_visible(rec, len, see_all, NULL, &ref, &err) != 0 ||
+		is_virtual(&ref))
+		mismatch("newest_plain accepted a record on which the walker, seeing version 0, does not return data version 0");
+	minidb_version_get_buf(rec, &ref, &fv, &buf_a);
+	if (!same_version(&pv, &fv) || pv.data != fv.data ||
+		(pv.bitmap != NULL) != (fv.bitmap != NULL) ||
+		(pv.bitmap && pv.bitmap != fv.bitmap) ||
+		(pv.flags & MINIDB_V_NODATA_MASK) ||
+		(pv.flags & MINIDB_V_XMIN_ABORTED) ||
+		(pv.flags & MINIDB_V_ENC_MASK) != MINIDB_V_ENC_FULL)
+		mismatch("newest_plain's version differs from the walker's");
+	off0 = ref.offset;
+	if (minidb_chain_find_visible_ordered(rec, len, see_all, see_all, NULL,
+										  &ref, &err) != 0 ||
+		is_virtual(&ref) || ref.offset != off0)
+		mismatch("newest_plain accepted a record on which the ordered walker does not return data version 0");
+	minidb_record_get_lockers(rec, &lk);
+	if (lk.mode != MINIDB_LOCK_NONE || TransactionIdIsValid(lk.xid) ||
+		(uint8) rec[1] != 0 ||
+		((uint8) rec[0] & (MINIDB_R3_XMAX | MINIDB_R3_SUCC)))
+		mismatch("newest_plain accepted a record with lockers, an end or a token");
+	if (valid)
+	{
+		MinidbVersionData want;
+
+		if (n < 1 || n != nv)
+			mismatch("newest_plain accepted a valid record of %d versions", n);
+		want = reader_view(&vs[0]);
+		if (!same_version(&pv, &want))
+			mismatch("newest_plain's version differs from the reference walker's version 0");
+	}
+	else if (verr->version < 1 ||
+			 (verr->version >= nv - 1 && strcmp(verr->field, "r3_delta") != 0))
+		mismatch("newest_plain accepted a record damaged where its read looks: version %d of %d, field \"%s\": %s",
+				 verr->version, nv, verr->field, verr->detail);
+}
+
+/*
  * Every check on one record.  full: every visibility cut; else every cut
  * of the plain "oldest k" predicate and a few with skipped versions (the
  * V3 program checks that much after each of its steps, and all of it at
@@ -748,6 +822,7 @@ check_record(char *rec, uint32 len, uint64 seed, bool full)
 	if (!valid && !same_error(&verr, &ierr))
 		mismatch("iterator and validate report different errors");
 	compare_single_plain(rec, len, valid, n);
+	compare_newest_plain(rec, len, valid, n, vs, &verr);
 
 	/* the visibility cuts */
 	memset(&p, 0, sizeof(p));
@@ -2208,6 +2283,9 @@ report_single_plain(void)
 {
 	fprintf(stderr, "minidb: single_plain accepted %llu records\n",
 			(unsigned long long) single_plain_hits);
+	fprintf(stderr, "minidb: newest_plain accepted %llu records, %llu of two versions or more\n",
+			(unsigned long long) newest_plain_hits,
+			(unsigned long long) newest_plain_multi);
 }
 
 int

@@ -1197,6 +1197,254 @@ test_shortcut_damage(void)
 		pfree(db.data);
 }
 
+/* ---- the newest reader's shortcut for many versions ---- */
+
+/*
+ * minidb_v3_newest_plain against the walkers.  If it accepts rec, then
+ * the fast walker (and the ordered one), asked by a snapshot that sees
+ * version 0, returns data version 0 and the shortcut's fields and
+ * pointers are the walker's; the record has no lockers, no end and no
+ * token; version 0 is whole and not hinted aborted; and a record validate
+ * refuses is damaged only where that read does not look (a middle
+ * version; the last one's prefix and suffix bound).  When it validates,
+ * version 0 is the reference walker's.
+ */
+static bool
+np_see_all(MinidbVersionHeader *vh, int index, void *arg)
+{
+	return true;
+}
+
+static bool
+np_agrees(char *rec, uint32 len, bool *accepted)
+{
+	MinidbVersionData pv;
+	MinidbVersionData wv;
+	MinidbVersionData *all;
+	MinidbVersionRef ref;
+	MinidbChainError err;
+	MinidbChainError verr;
+	MinidbLockers lk;
+	uint32		off0;
+	int			nv;
+	int			n;
+	bool		same;
+
+	*accepted = minidb_v3_newest_plain(rec, len, &pv);
+	if (!*accepted)
+		return true;
+	nv = minidb_record_nversions(rec, len);
+	if (minidb_chain_find_visible(rec, len, np_see_all, NULL, &ref, &err) != 0 ||
+		ref.vh != (MinidbVersionHeader *) (rec + ref.offset))
+		return false;
+	off0 = ref.offset;
+	minidb_version_get(rec, &ref, &wv);
+	if (!(pv.xmin == wv.xmin && pv.cid == wv.cid && pv.flags == wv.flags &&
+		  pv.natts == wv.natts && pv.datalen == wv.datalen &&
+		  pv.data == wv.data && (pv.bitmap == NULL) == (wv.bitmap == NULL) &&
+		  (pv.bitmap == NULL || pv.bitmap == wv.bitmap) &&
+		  !(pv.flags & (MINIDB_V_NODATA_MASK | MINIDB_V_XMIN_ABORTED |
+						MINIDB_V_ENC_MASK))))
+		return false;
+	if (minidb_chain_find_visible_ordered(rec, len, np_see_all, np_see_all,
+										  NULL, &ref, &err) != 0 ||
+		ref.offset != off0)
+		return false;
+	minidb_record_get_lockers(rec, &lk);
+	if (TransactionIdIsValid(lk.xid) || lk.mode != MINIDB_LOCK_NONE ||
+		minidb_record_spec_token(rec) != 0 || rec[1] != 0 ||
+		((uint8) rec[0] & (MINIDB_R3_XMAX | MINIDB_R3_SUCC)))
+		return false;
+	if (!minidb_record_validate(rec, len, &verr))
+		return verr.version >= 1 &&
+			(verr.version < nv - 1 || strcmp(verr.field, "r3_delta") == 0);
+	n = minidb_chain_decode_all(rec, len, &all, &err);
+	same = n == nv && n >= 1 && same_version(&pv, &all[0]) &&
+		pv.flags == all[0].flags;
+	minidb_chain_free_all(all, n);
+	return same;
+}
+
+/* Data version 0's header of a record without an xmax or successor field */
+#define NP_HEAD(r) ((MinidbVersionHeader *) ((r) + MINIDB_R3_PLAIN_START))
+
+static void
+test_newest_plain(void)
+{
+	static const int depths[] = {1, 2, 3, 5, 17, 60, 120};
+	bool		chains_ok = true;
+	bool		refuses = true;
+	bool		keeps = true;
+	int			accepted_chains = 0;
+	int			bad = 0;
+	int			mutants = 0;
+	int			accepted_mutants = 0;
+	int			accepted_damaged = 0;
+
+	/* every chain the model builds, depth 1..120: accepted, the walker's */
+	for (int depth = 1; depth <= 120; depth += (depth < 12 ? 1 : 9))
+	{
+		Buf			b = model_chain(depth);
+		bool		acc;
+
+		chains_ok &= np_agrees(b.p, b.len, &acc) && acc;
+		accepted_chains += acc;
+		pfree(b.p);
+	}
+	ok(chains_ok,
+	   "newest_plain: accepts every model chain of depth 1..120 (%d), with the walker's version 0, read in place",
+	   accepted_chains);
+
+	for (int d = 0; d < lengthof(depths); d++)
+	{
+		Buf			b = model_chain(depths[d]);
+		Buf			c = buf_new(b.size + 64);
+		MinidbVersionData m;
+		MinidbRecordEnd extra;
+		MinidbLockers lk = {9000, MINIDB_LOCK_SHARE, false, false};
+		ItemPointerData succ;
+		bool		acc;
+		bool	   *keep;
+		uint16		flags0 = NP_HEAD(b.p)->vh_flags;
+
+		/* a row lock, a multixact's lockers */
+		c.len = minidb_record_set_lockers(c.p, c.size, b.p, b.len, &lk);
+		refuses &= np_agrees(c.p, c.len, &acc) && !acc;
+		lk.multi = true;
+		c.len = minidb_record_set_lockers(c.p, c.size, b.p, b.len, &lk);
+		refuses &= np_agrees(c.p, c.len, &acc) && !acc;
+
+		/* an end: a DELETE (committed or not), a moving UPDATE */
+		memset(&m, 0, sizeof(m));
+		memset(&extra, 0, sizeof(extra));
+		m.xmin = 50000;
+		m.cid = 2;
+		m.flags = MINIDB_V_TOMBSTONE;
+		c.len = minidb_record_prepend_ex(c.p, c.size, b.p, b.len, &m, 0, &extra);
+		refuses &= np_agrees(c.p, c.len, &acc) && !acc;
+		m.flags = MINIDB_V_TOMBSTONE | MINIDB_V_XMIN_COMMITTED;
+		c.len = minidb_record_prepend_ex(c.p, c.size, b.p, b.len, &m, 0, &extra);
+		refuses &= np_agrees(c.p, c.len, &acc) && !acc;
+		m.flags = MINIDB_V_MOVED | MINIDB_V_KEYS_UPDATED;
+		ItemPointerSet(&succ, 44, 3);
+		extra.successor = &succ;
+		c.len = minidb_record_prepend_ex(c.p, c.size, b.p, b.len, &m, 0, &extra);
+		refuses &= np_agrees(c.p, c.len, &acc) && !acc;
+
+		/* an aborted end pruned away: no end left, accepted again */
+		keep = palloc(sizeof(bool) * (depths[d] + 1));
+		keep[0] = false;
+		for (int i = 1; i <= depths[d]; i++)
+			keep[i] = true;
+		memcpy(c.p, b.p, b.len);
+		m.flags = MINIDB_V_TOMBSTONE | MINIDB_V_XMIN_ABORTED;
+		memset(&extra, 0, sizeof(extra));
+		c.len = minidb_record_prepend_ex(c.p, c.size, b.p, b.len, &m, 0, &extra);
+		c.len = minidb_record_prune(c.p, c.len, keep);
+		keeps &= np_agrees(c.p, c.len, &acc) && acc;
+		/* the older half pruned */
+		for (int i = 0; i < depths[d]; i++)
+			keep[i] = i <= depths[d] / 2;
+		memcpy(c.p, b.p, b.len);
+		c.len = minidb_record_prune(c.p, b.len, keep);
+		keeps &= np_agrees(c.p, c.len, &acc) && acc;
+		pfree(keep);
+
+		/* a speculative token (kept by a prepend) */
+		{
+			char		space[MODEL_MAX_DATA];
+			MinidbVersionData v = model(1, space);
+			MinidbVersionData v0 = model(0, space + 0);
+			ItemPointerData tok;
+			Buf			s = buf_new(1024);
+
+			memset(&extra, 0, sizeof(extra));
+			ItemPointerSet(&tok, 31337, 0xfffe);
+			extra.successor = &tok;
+			extra.spec = true;
+			s.len = minidb_record_build_ex(s.p, s.size, &v, MINIDB_FORMAT_V3,
+										   &extra);
+			v0 = model(0, space);
+			s.len = minidb_record_prepend(s.p, s.size, s.p, s.len, &v0);
+			refuses &= minidb_record_spec_token(s.p) == 31337 &&
+				np_agrees(s.p, s.len, &acc) && !acc;
+			pfree(s.p);
+		}
+
+		/* version 0 hinted aborted, stored as a difference, or not hinted */
+		memcpy(c.p, b.p, b.len);
+		c.len = b.len;
+		NP_HEAD(c.p)->vh_flags = (flags0 & ~MINIDB_V_XMIN_COMMITTED) |
+			MINIDB_V_XMIN_ABORTED;
+		refuses &= np_agrees(c.p, c.len, &acc) && !acc;
+		NP_HEAD(c.p)->vh_flags = flags0 | MINIDB_V_ENC_DELTA;
+		refuses &= np_agrees(c.p, c.len, &acc) && !acc;
+		NP_HEAD(c.p)->vh_flags = flags0 & ~MINIDB_V_XMIN_COMMITTED;
+		keeps &= np_agrees(c.p, c.len, &acc) && acc;
+		NP_HEAD(c.p)->vh_flags = flags0 | MINIDB_V_FROZEN;
+		keeps &= np_agrees(c.p, c.len, &acc) && acc;
+
+		/* every byte changed, and the length */
+		if (depths[d] >= 2 && depths[d] <= 60)
+		{
+			char	   *mut = palloc0(b.len + 32);
+
+			for (uint32 i = 0; i < b.len; i++)
+			{
+				static const int vals[] = {-1, -2, -3, -4, -5, -6, -7, -8, 0, 0xFF};
+
+				for (int k = 0; k < lengthof(vals); k++)
+				{
+					memcpy(mut, b.p, b.len);
+					if (vals[k] < 0)
+						mut[i] ^= (char) (1 << (-vals[k] - 1));
+					else
+						mut[i] = (char) vals[k];
+					if (memcmp(mut, b.p, b.len) == 0)
+						continue;
+					mutants++;
+					if (!np_agrees(mut, b.len, &acc))
+						bad++;
+					accepted_mutants += acc;
+					if (acc)
+					{
+						MinidbChainError err;
+
+						accepted_damaged += !minidb_record_validate(mut, b.len, &err);
+					}
+				}
+			}
+			for (uint32 cut = 1; cut <= 8 && cut < b.len; cut++)
+			{
+				memcpy(mut, b.p, b.len);
+				mutants++;
+				if (!np_agrees(mut, b.len - cut, &acc))
+					bad++;
+				accepted_mutants += acc;
+			}
+			for (uint32 extra_len = 1; extra_len <= 16; extra_len++)
+			{
+				memcpy(mut, b.p, b.len);
+				memset(mut + b.len, 0, extra_len);
+				mutants++;
+				if (!np_agrees(mut, b.len + extra_len, &acc))
+					bad++;
+				accepted_mutants += acc;
+			}
+			pfree(mut);
+		}
+		pfree(c.p);
+		pfree(b.p);
+	}
+	ok(refuses,
+	   "newest_plain: refuses records with lockers, an end (deleted, moved), a speculative token, a head hinted aborted or stored as a difference");
+	ok(keeps,
+	   "newest_plain: accepts pruned records, an unhinted or frozen head, with the walker's version 0");
+	ok(bad == 0,
+	   "newest_plain: %d of %d changed records accepted against the walkers (%d accepted in all, %d of them damaged in a version the read does not visit)",
+	   bad, mutants, accepted_mutants, accepted_damaged);
+}
+
 int
 main(void)
 {
@@ -1213,6 +1461,7 @@ main(void)
 	test_shortcut_damage();
 	test_programming_errors();
 	test_single_plain(MINIDB_FORMAT_V3);
+	test_newest_plain();
 	printf("1..%d\n", ntests);
 	if (nfailed)
 		printf("# %d of %d V3 unit tests failed\n", nfailed, ntests);
