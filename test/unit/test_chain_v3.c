@@ -1210,12 +1210,6 @@ test_shortcut_damage(void)
  * version 0 is the reference walker's.
  */
 static bool
-np_see_all(MinidbVersionHeader *vh, int index, void *arg)
-{
-	return true;
-}
-
-static bool
 np_agrees(char *rec, uint32 len, bool *accepted)
 {
 	MinidbVersionData pv;
@@ -1234,7 +1228,7 @@ np_agrees(char *rec, uint32 len, bool *accepted)
 	if (!*accepted)
 		return true;
 	nv = minidb_record_nversions(rec, len);
-	if (minidb_chain_find_visible(rec, len, np_see_all, NULL, &ref, &err) != 0 ||
+	if (minidb_chain_find_visible(rec, len, sp_see_all, NULL, &ref, &err) != 0 ||
 		ref.vh != (MinidbVersionHeader *) (rec + ref.offset))
 		return false;
 	off0 = ref.offset;
@@ -1246,7 +1240,7 @@ np_agrees(char *rec, uint32 len, bool *accepted)
 		  !(pv.flags & (MINIDB_V_NODATA_MASK | MINIDB_V_XMIN_ABORTED |
 						MINIDB_V_ENC_MASK))))
 		return false;
-	if (minidb_chain_find_visible_ordered(rec, len, np_see_all, np_see_all,
+	if (minidb_chain_find_visible_ordered(rec, len, sp_see_all, sp_see_all,
 										  NULL, &ref, &err) != 0 ||
 		ref.offset != off0)
 		return false;
