@@ -1402,6 +1402,25 @@ minidb_chain_free_all(MinidbVersionData *versions, int n)
 	pfree(versions);
 }
 
+/*
+ * Do a and b describe the same version: the same header fields (every flag
+ * bit, the encoding and the hint bits included), the same null bitmap and
+ * the same data bytes?  Where the bytes live does not matter.
+ */
+bool
+minidb_version_equal(const MinidbVersionData *a, const MinidbVersionData *b)
+{
+	if (a->xmin != b->xmin || a->cid != b->cid || a->flags != b->flags ||
+		a->natts != b->natts || a->datalen != b->datalen)
+		return false;
+	if ((a->bitmap == NULL) != (b->bitmap == NULL))
+		return false;
+	if (a->bitmap &&
+		memcmp(a->bitmap, b->bitmap, MINIDB_BITMAPLEN(a->natts)) != 0)
+		return false;
+	return a->datalen == 0 || memcmp(a->data, b->data, a->datalen) == 0;
+}
+
 
 /* ----------------------------------------------------------------
  *		The fast walker

@@ -567,6 +567,9 @@ extern int	minidb_chain_pick_visible(MinidbVersionData *versions, int n,
 									  MinidbVisibleFn visible, void *arg);
 /* Free what minidb_chain_decode_all allocated (for callers without contexts) */
 extern void minidb_chain_free_all(MinidbVersionData *versions, int n);
+/* Same header fields (all flag bits), null bitmap and data bytes? */
+extern bool minidb_version_equal(const MinidbVersionData *a,
+								 const MinidbVersionData *b);
 
 /*
  * The fast walker: header fields only.  V1: version by version, always to

@@ -566,20 +566,6 @@ reader_view(const MinidbVersionData *d)
 	return v;
 }
 
-static bool
-same_version(const MinidbVersionData *a, const MinidbVersionData *b)
-{
-	if (a->xmin != b->xmin || a->cid != b->cid || a->flags != b->flags ||
-		a->natts != b->natts || a->datalen != b->datalen)
-		return false;
-	if ((a->bitmap == NULL) != (b->bitmap == NULL))
-		return false;
-	if (a->bitmap &&
-		memcmp(a->bitmap, b->bitmap, MINIDB_BITMAPLEN(a->natts)) != 0)
-		return false;
-	return a->datalen == 0 || memcmp(a->data, b->data, a->datalen) == 0;
-}
-
 /*
  * The reference walker found versions dec[0..n-1] in a record validation
  * accepted: the iterator must yield the same versions, the same bytes
@@ -620,7 +606,7 @@ check_walkers(VerifyState *vs, OffsetNumber off, char *rec, uint32 len,
 		}
 		minidb_version_get_buf(rec, &ref, &got, &buf);
 		want = reader_view(&dec[k]);
-		if (!same_version(&got, &want))
+		if (!minidb_version_equal(&got, &want))
 		{
 			problem(vs, off, k, "walker",
 					"the iterator and the reference walker read different bytes for version %d",

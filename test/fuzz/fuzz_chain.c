@@ -238,20 +238,6 @@ predicate(MinidbVersionHeader *vh, int index, void *arg)
 }
 
 static bool
-same_version(const MinidbVersionData *a, const MinidbVersionData *b)
-{
-	if (a->xmin != b->xmin || a->cid != b->cid || a->flags != b->flags ||
-		a->natts != b->natts || a->datalen != b->datalen)
-		return false;
-	if ((a->bitmap == NULL) != (b->bitmap == NULL))
-		return false;
-	if (a->bitmap &&
-		memcmp(a->bitmap, b->bitmap, MINIDB_BITMAPLEN(a->natts)) != 0)
-		return false;
-	return a->datalen == 0 || memcmp(a->data, b->data, a->datalen) == 0;
-}
-
-static bool
 same_error(const MinidbChainError *a, const MinidbChainError *b)
 {
 	return a->version == b->version && strcmp(a->field, b->field) == 0 &&
@@ -317,7 +303,7 @@ check_accepted(char *rec, uint32 len, int fast, int visited,
 	if (!iter_version_at(rec, len, fast, &iv))
 		mismatch("%s: fast walker accepted version %d of a damaged record, which the iterator does not reach",
 				 what, fast);
-	if (!same_version(&fv, &iv))
+	if (!minidb_version_equal(&fv, &iv))
 		mismatch("%s: version %d the fast walker returned differs from the iterator's",
 				 what, fast);
 }
@@ -436,7 +422,7 @@ compare_walkers(char *rec, uint32 len, bool valid,
 			 (char *) ref.vh != rec + ref.offset))
 			mismatch("fast walker's ref is inconsistent");
 		minidb_version_get_buf(rec, &ref, &fv, &buf_a);
-		if (!same_version(&fv, &want))
+		if (!minidb_version_equal(&fv, &want))
 			mismatch("visible version %d differs between walkers", fast);
 		if ((ref.vh->vh_flags & MINIDB_V_ENC_MASK) == MINIDB_V_ENC_FULL &&
 			fv.data != rec + ref.dataoff)
@@ -447,11 +433,11 @@ compare_walkers(char *rec, uint32 len, bool valid,
 			MinidbDeltaBuf tiny = {palloc(1), 1};
 
 			minidb_version_get_buf(rec, &ref, &fv, NULL);
-			if (!same_version(&fv, &want))
+			if (!minidb_version_equal(&fv, &want))
 				mismatch("version %d rebuilt into a fresh buffer differs", fast);
 			pfree((char *) fv.data);
 			minidb_version_get_buf(rec, &ref, &fv, &tiny);
-			if (!same_version(&fv, &want))
+			if (!minidb_version_equal(&fv, &want))
 				mismatch("version %d rebuilt into a growing buffer differs", fast);
 			pfree(tiny.data);
 		}
@@ -668,7 +654,7 @@ compare_single_plain(char *rec, uint32 len, bool valid, int n)
 		is_virtual(&ref))
 		mismatch("single_plain accepted a record whose newest version is not a data version 0");
 	minidb_version_get_buf(rec, &ref, &fv, &buf_a);
-	if (!same_version(&pv, &fv) || pv.data != fv.data ||
+	if (!minidb_version_equal(&pv, &fv) || pv.data != fv.data ||
 		(pv.flags & MINIDB_V_NODATA_MASK) ||
 		(pv.flags & MINIDB_V_ENC_MASK) != MINIDB_V_ENC_FULL)
 		mismatch("single_plain's version differs from the walker's");
@@ -718,7 +704,7 @@ compare_newest_plain(char *rec, uint32 len, bool valid, int n,
 		is_virtual(&ref))
 		mismatch("newest_plain accepted a record on which the walker, seeing version 0, does not return data version 0");
 	minidb_version_get_buf(rec, &ref, &fv, &buf_a);
-	if (!same_version(&pv, &fv) || pv.data != fv.data ||
+	if (!minidb_version_equal(&pv, &fv) || pv.data != fv.data ||
 		(pv.bitmap != NULL) != (fv.bitmap != NULL) ||
 		(pv.bitmap && pv.bitmap != fv.bitmap) ||
 		(pv.flags & MINIDB_V_NODATA_MASK) ||
@@ -742,7 +728,7 @@ compare_newest_plain(char *rec, uint32 len, bool valid, int n,
 		if (n < 1 || n != nv)
 			mismatch("newest_plain accepted a valid record of %d versions", n);
 		want = reader_view(&vs[0]);
-		if (!same_version(&pv, &want))
+		if (!minidb_version_equal(&pv, &want))
 			mismatch("newest_plain's version differs from the reference walker's version 0");
 	}
 	else if (verr->version < 1 ||
@@ -802,7 +788,7 @@ check_record(char *rec, uint32 len, uint64 seed, bool full)
 					mismatch("iterator yields version %d of %d", seen, n);
 				want = reader_view(&vs[seen]);
 				minidb_version_get_buf(rec, &ref, &fv, &buf_a);
-				if (!same_version(&fv, &want))
+				if (!minidb_version_equal(&fv, &want))
 					mismatch("iterator's version %d differs from reference", seen);
 				if (format != MINIDB_FORMAT_V3 &&
 					minidb_version_size(&vs[seen]) != ref.end - ref.offset)
@@ -1281,7 +1267,7 @@ run_program(Reader *r, uint64 seed, int format)
 	if (n != model.n)
 		mismatch("built %d versions, decoded %d", model.n, n);
 	for (i = 0; i < n; i++)
-		if (!same_version(&vs[i], &model.v[i]))
+		if (!minidb_version_equal(&vs[i], &model.v[i]))
 			mismatch("built version %d differs from the model", i);
 
 	/* the other format holds the same versions */
@@ -1294,7 +1280,7 @@ run_program(Reader *r, uint64 seed, int format)
 				 format, n, other, n2, err.version, n2 < 0 ? err.field : "",
 				 n2 < 0 ? err.detail : "");
 	for (i = 0; i < n; i++)
-		if (!same_version(&vs[i], &vs2[i]))
+		if (!minidb_version_equal(&vs[i], &vs2[i]))
 			mismatch("version %d differs between the formats", i);
 	if ((int64) (format == MINIDB_FORMAT_V2 ? len - len2 : len2 - len) !=
 		(int64) MINIDB_V2_DATA_START(n) - MINIDB_RECORD_HDRSZ)
@@ -1668,7 +1654,7 @@ m3_check(const char *rec, uint32 len, const char *step)
 		want.cid = m3.ndata > 0 ? m3.v[0].cid : 0;
 		want.flags = MINIDB_V_VIRTUAL | m3.end_flags |
 			(m3.ndata > 0 ? m3.v[0].flags & MINIDB_V_COMBOCID : 0);
-		if (!same_version(&got, &want))
+		if (!minidb_version_equal(&got, &want))
 			mismatch("%s: the row's end reads xmax %u cid %u flags 0x%04x, the model has %u, %u, 0x%04x",
 					 step, got.xmin, got.cid, got.flags, want.xmin, want.cid,
 					 want.flags);
@@ -1681,7 +1667,7 @@ m3_check(const char *rec, uint32 len, const char *step)
 		if (enc != MINIDB_V_ENC_FULL && (i == 0 || enc != MINIDB_V_ENC_DELTA))
 			mismatch("%s: data version %d has encoding 0x%04x", step, i, enc);
 		got.flags &= ~MINIDB_V_ENC_MASK;
-		if (!same_version(&got, &m3.v[i]))
+		if (!minidb_version_equal(&got, &m3.v[i]))
 			mismatch("%s: data version %d differs from the model (xmin %u/%u, cid %u/%u, flags 0x%04x/0x%04x, natts %u/%u, %u/%u bytes)",
 					 step, i, got.xmin, m3.v[i].xmin, got.cid, m3.v[i].cid,
 					 got.flags, m3.v[i].flags, got.natts, m3.v[i].natts,
@@ -1973,7 +1959,7 @@ m3_start(Reader *r, Rec3 *rec, uint64 seed)
 			mismatch("V%d record before the conversion: %d versions, the model has %d",
 					 format, n, m3.ndata);
 		for (int i = 0; i < n; i++)
-			if (!same_version(&vs[i], &m3.v[i]))
+			if (!minidb_version_equal(&vs[i], &m3.v[i]))
 				mismatch("V%d record before the conversion: version %d differs from the model",
 						 format, i);
 		minidb_chain_free_all(vs, n);

@@ -97,20 +97,6 @@ model_version(int i, char *space)
 #include "ordered_check.h"
 #include "single_plain_check.h"
 
-static bool
-same_version(const MinidbVersionData *a, const MinidbVersionData *b)
-{
-	if (a->xmin != b->xmin || a->cid != b->cid || a->flags != b->flags ||
-		a->natts != b->natts || a->datalen != b->datalen)
-		return false;
-	if ((a->bitmap == NULL) != (b->bitmap == NULL))
-		return false;
-	if (a->bitmap &&
-		memcmp(a->bitmap, b->bitmap, MINIDB_BITMAPLEN(a->natts)) != 0)
-		return false;
-	return a->datalen == 0 || memcmp(a->data, b->data, a->datalen) == 0;
-}
-
 /* Does the record hold exactly model versions idx[0..n-1], newest first? */
 static bool
 record_matches(const char *rec, uint32 len, const int *idx, int n)
@@ -129,7 +115,7 @@ record_matches(const char *rec, uint32 len, const int *idx, int n)
 		char		space[64];
 		MinidbVersionData m = model_version(idx[i], space);
 
-		same = same_version(&vs[i], &m);
+		same = minidb_version_equal(&vs[i], &m);
 		if (!same)
 			printf("# version %d differs from model %d\n", i, idx[i]);
 	}
@@ -158,7 +144,8 @@ iterator_matches_reference(char *rec, uint32 len)
 		MinidbVersionData fv;
 
 		minidb_version_get(rec, &ref, &fv);
-		if (ref.index != seen || seen >= n || !same_version(&fv, &vs[seen]) ||
+		if (ref.index != seen || seen >= n ||
+			!minidb_version_equal(&fv, &vs[seen]) ||
 			minidb_version_size(&vs[seen]) != minidb_ref_size(&ref))
 			same = false;
 		seen++;
@@ -834,7 +821,7 @@ test_formats_agree(void)
 		if (na != n || nb != n)
 			same = false;
 		for (i = 0; same && i < n; i++)
-			same = same_version(&va[i], &vb[i]);
+			same = minidb_version_equal(&va[i], &vb[i]);
 		/* every cut: same index, and the same bytes through version_get */
 		for (k = 0; k <= n; k++)
 		{
@@ -853,7 +840,7 @@ test_formats_agree(void)
 
 				minidb_version_get(a.p, &ra, &ga);
 				minidb_version_get(b.p, &rb, &gb);
-				if (!same_version(&ga, &gb))
+				if (!minidb_version_equal(&ga, &gb))
 					cuts = false;
 			}
 		}
