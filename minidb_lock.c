@@ -204,29 +204,21 @@ minidb_lockers_live(const MinidbLockers *lk)
  * ended it), running or committed?  Then it must stay in the record's xmax
  * beside any new locker, or the row's end would go with it: heap's
  * compute_new_xmax_infomask keeps a committed update in the multixact it
- * expands, and resets only an aborted one.
+ * expands, and resets only an aborted one.  Unlike the readers' question
+ * (minidb_multixact_updater: which member updates), an aborted updater
+ * answers no here.
  */
 static bool
 updater_stays(const MinidbLockers *lk)
 {
-	MultiXactMember *members;
-	bool		stays = false;
-	int			n;
+	TransactionId updater;
 
 	if (!has_lockers(lk) || !lk->multi || !lk->with_updater)
 		return false;
-	n = GetMultiXactIdMembers((MultiXactId) lk->xid, &members, false, false);
-	for (int i = 0; i < n; i++)
-	{
-		if (!ISUPDATE_from_mxstatus(members[i].status))
-			continue;
-		stays = TransactionIdIsInProgress(members[i].xid) ||
-			TransactionIdDidCommit(members[i].xid);
-		break;
-	}
-	if (n > 0)
-		pfree(members);
-	return stays;
+	updater = minidb_multixact_updater((MultiXactId) lk->xid);
+	return TransactionIdIsValid(updater) &&
+		(TransactionIdIsInProgress(updater) ||
+		 TransactionIdDidCommit(updater));
 }
 
 void

@@ -105,30 +105,47 @@ minidb_marker_cid(const MinidbVersionHeader *head, CommandId cmax, bool *combo)
 }
 
 /*
- * The updating member of a multixact that ends a V3 record's row (the
- * record layer's minidb_multi_updater_hook), or InvalidTransactionId.
+ * The updating member of an existing multixact, whatever became of it, or
+ * InvalidTransactionId when every member only locks (the last one, should
+ * a damaged multixact hold more than one).  Readers ask it through
+ * multi_updater; a locker (minidb_lock.c, updater_stays) asks it, then
+ * whether that member is running or committed.
  */
-static TransactionId
-multi_updater(TransactionId multi, const char *rec)
+TransactionId
+minidb_multixact_updater(MultiXactId multi)
 {
 	MultiXactMember *members;
 	TransactionId updater = InvalidTransactionId;
-	MultiXactId oldest;
-	MultiXactId next;
 	int			n;
 
-	/* a damaged xmax must not be looked up: that error names no record */
-	ReadMultiXactIdRange(&oldest, &next);
-	if (!MultiXactIdIsValid(multi) || MultiXactIdPrecedes(multi, oldest) ||
-		!MultiXactIdPrecedes(multi, next))
-		minidb_report_bad_xid(rec, "xmax", multi, true);
-	n = GetMultiXactIdMembers((MultiXactId) multi, &members, false, false);
+	n = GetMultiXactIdMembers(multi, &members, false, false);
 	for (int i = 0; i < n; i++)
 		if (ISUPDATE_from_mxstatus(members[i].status))
 			updater = members[i].xid;
 	if (n > 0)
 		pfree(members);
 	return updater;
+}
+
+/*
+ * The updating member of a multixact that ends a V3 record's row (the
+ * record layer's minidb_multi_updater_hook), or InvalidTransactionId.
+ * Unlike updater_stays (minidb_lock.c), it names the member whether it
+ * committed, aborted or runs, and it first checks that the xmax read from
+ * the record is an existing multixact.
+ */
+static TransactionId
+multi_updater(TransactionId multi, const char *rec)
+{
+	MultiXactId oldest;
+	MultiXactId next;
+
+	/* a damaged xmax must not be looked up: that error names no record */
+	ReadMultiXactIdRange(&oldest, &next);
+	if (!MultiXactIdIsValid(multi) || MultiXactIdPrecedes(multi, oldest) ||
+		!MultiXactIdPrecedes(multi, next))
+		minidb_report_bad_xid(rec, "xmax", multi, true);
+	return minidb_multixact_updater((MultiXactId) multi);
 }
 
 void

@@ -30,6 +30,7 @@ typedef struct MinidbVisArg
 } MinidbVisArg;
 
 extern void minidb_visibility_init(void);
+extern TransactionId minidb_multixact_updater(MultiXactId multi);
 extern CommandId minidb_version_cid(const MinidbVersionHeader *vh);
 extern CommandId minidb_marker_cid(const MinidbVersionHeader *head,
 								   CommandId cmax, bool *combo);
