@@ -77,6 +77,8 @@ rows_reset(MinidbPageRows *rows)
 	rows->arena_used = 0;
 	rows->maxoff = InvalidOffsetNumber;
 	rows->rewritten = false;
+	rows->uniform = true;
+	rows->checked_desc = NULL;
 }
 
 /*
@@ -116,10 +118,11 @@ row_age(MinidbScanDesc scan, char *rec, uint32 len,
 	MinidbVersionRef r;
 	bool		damaged = false;
 
-	age->xmin = ref->vh->vh_xmin;
-	/* with an end, index 0 is its virtual marker and 1 the newest data */
-	age->cmin = version_cmin(ref->vh, ref->index == 1 && v3_record_ended(rec));
 	age->frozen = (ref->vh->vh_flags & MINIDB_V_FROZEN) != 0;
+	age->xmin = age->frozen ? FrozenTransactionId : ref->vh->vh_xmin;
+	/* with an end, index 0 is its virtual marker and 1 the newest data */
+	age->cmin = age->frozen ? InvalidCommandId :
+		version_cmin(ref->vh, ref->index == 1 && v3_record_ended(rec));
 	age->prev_xmin = InvalidTransactionId;
 	age->prev_cmin = InvalidCommandId;
 	/*
@@ -127,7 +130,7 @@ row_age(MinidbScanDesc scan, char *rec, uint32 len,
 	 * ends where the record does is its last (V3 records of two or more
 	 * versions end with their directory).
 	 */
-	if (!scan->by_age || ref->end >= len ||
+	if (ref->end >= len ||
 		ref->index + 1 >= minidb_record_nversions(rec, len) ||
 		!minidb_chain_iter_init(&it, rec, len, &err) ||
 		ref->index + 1 >= it.nversions)
@@ -144,6 +147,44 @@ row_age(MinidbScanDesc scan, char *rec, uint32 len,
 		}
 		break;
 	}
+}
+
+/* Are two ages the same (so that neither row is older)? */
+static inline bool
+ages_equal(const MinidbRowAge *a, const MinidbRowAge *b)
+{
+	return a->xmin == b->xmin && a->cmin == b->cmin &&
+		a->prev_xmin == b->prev_xmin && a->prev_cmin == b->prev_cmin &&
+		a->frozen == b->frozen;
+}
+
+/*
+ * Keep the age of the row about to be appended (rows->nrows).  While all
+ * the page's rows are of one age, only the first is stored: a page that
+ * one command wrote, or whose rows are all frozen, needs no order and
+ * costs no per-row stores.  The first row of another age stores the
+ * common one for the rows before it, and from then on every row's.
+ */
+static pg_attribute_always_inline void
+rows_add_age(MinidbPageRows *rows, const MinidbRowAge *age)
+{
+	int			n = rows->nrows;
+
+	if (n == 0)
+	{
+		rows->ages[0] = *age;
+		rows->uniform = true;
+		return;
+	}
+	if (likely(rows->uniform))
+	{
+		if (ages_equal(age, &rows->ages[0]))
+			return;
+		for (int i = 1; i < n; i++)
+			rows->ages[i] = rows->ages[0];
+		rows->uniform = false;
+	}
+	rows->ages[n] = *age;
 }
 
 /* Append version v of the record rec at tid to the page's rows */
@@ -262,7 +303,15 @@ collect_record(MinidbScanDesc scan, Buffer buffer, BlockNumber blkno,
 		minidb_ssi_lock_version(scan->base.rs_rd, &tid,
 								scan->base.rs_snapshot, ref.vh->vh_xmin);
 	get_version(scan, rec, &ref, &v);
-	row_age(scan, rec, len, &ref, &scan->rows.ages[scan->rows.nrows]);
+	if (scan->by_age)
+	{
+		MinidbRowAge age;
+
+		row_age(scan, rec, len, &ref, &age);
+		rows_add_age(&scan->rows, &age);
+	}
+	/* store_row checks this row's attributes */
+	scan->rows.checked_desc = NULL;
 	rows_append(scan, rec, &v, xmax, &tid);
 }
 
@@ -273,6 +322,27 @@ prefetch_byte(const char *p)
 #if defined(__GNUC__) || defined(__clang__)
 	__builtin_prefetch(p);
 #endif
+}
+
+/*
+ * memcpy(dst, src, len), with the short lengths of narrow rows copied
+ * inline as two overlapping words instead of by a call per row
+ */
+static pg_attribute_always_inline void
+copy_row_data(char *dst, const char *src, uint32 len)
+{
+	if (len >= sizeof(uint64) && len <= 2 * sizeof(uint64))
+	{
+		uint64		head;
+		uint64		tail;
+
+		memcpy(&head, src, sizeof(uint64));
+		memcpy(&tail, src + len - sizeof(uint64), sizeof(uint64));
+		memcpy(dst, &head, sizeof(uint64));
+		memcpy(dst + len - sizeof(uint64), &tail, sizeof(uint64));
+	}
+	else
+		memcpy(dst, src, len);
 }
 
 /*
@@ -311,7 +381,7 @@ write_plain_tuple(HeapTupleHeader td, const MinidbVersionData *v,
 		td->t_infomask |= HEAP_COMBOCID;	/* t_cid as heap keeps it */
 	/* set in place: a copy of a TID built on the stack stalls the store */
 	ItemPointerSet(&td->t_ctid, blkno, off);
-	memcpy((char *) td + hoff, v->data, v->datalen);
+	copy_row_data((char *) td + hoff, v->data, v->datalen);
 #ifdef USE_ASSERT_CHECKING
 	{
 		Size		size = minidb_materialized_size(v);
@@ -336,12 +406,18 @@ write_plain_tuple(HeapTupleHeader td, const MinidbVersionData *v,
  * version, no older one, and the version is its only one: *v is the row,
  * read without the walker, the callback and the record lookup per row.
  * False for anything else, which the caller hands to the walker (it also
- * reports damage).  seen, when given, marks the record's start for the
- * shared-record test (see collect_page).
+ * reports damage).
+ *
+ * below, when given, stands in for the shared-record test of a page not yet
+ * checked (see collect_page): the record must start below *below, the
+ * start of the record read before it, which moves down to this one's.
+ * Line pointers whose records descend through the page, as records are
+ * added to it, cannot name one record twice; false on the first that does
+ * not descend, and the caller checks the whole page.
  */
 static pg_attribute_always_inline bool
 plain_version(Page page, OffsetNumber off, TransactionId snapshot_xmin,
-			  uint64 *seen, bool analyze, MinidbVersionData *v,
+			  uint32 *below, bool analyze, MinidbVersionData *v,
 			  const MinidbVersionHeader **pvh)
 {
 	PageHeader	ph = (PageHeader) page;
@@ -357,14 +433,11 @@ plain_version(Page page, OffsetNumber off, TransactionId snapshot_xmin,
 	if (!ItemIdIsNormal(lp) || lpoff != MAXALIGN(lpoff) ||
 		lpoff < ph->pd_upper || lpoff + lplen > ph->pd_special)
 		return false;
-	if (seen)
+	if (below)
 	{
-		/* minidb_page_shared_record's test, folded in (see collect_page) */
-		uint32		unit = lpoff / MAXIMUM_ALIGNOF;
-
-		if (seen[unit / 64] & (UINT64CONST(1) << (unit % 64)))
+		if (lpoff >= *below)
 			return false;
-		seen[unit / 64] |= UINT64CONST(1) << (unit % 64);
+		*below = lpoff;
 	}
 	rec = (const char *) page + lpoff;
 	if (!minidb_v3_plain_record(rec, lplen, &vh, &dataoff, &datalen))
@@ -392,151 +465,6 @@ plain_version(Page page, OffsetNumber off, TransactionId snapshot_xmin,
 	v->datalen = datalen;
 	*pvh = vh;
 	return true;
-}
-
-/*
- * plain_version for an MVCC scan, its row kept the way collect_record keeps
- * it.  False for anything else, which the caller hands to collect_record.
- */
-static pg_attribute_always_inline bool
-collect_plain(MinidbScanDesc scan, Page page, BlockNumber blkno,
-			  OffsetNumber off, TransactionId snapshot_xmin, uint64 *seen)
-{
-	MinidbPageRows *rows = &scan->rows;
-	MinidbVersionData v;
-	const MinidbVersionHeader *vh;
-	MinidbRowAge *age;
-	Size		size;
-
-	if (!plain_version(page, off, snapshot_xmin, seen, false, &v, &vh))
-		return false;
-
-	/* SSI: a sequential scan locked the whole relation; the others the rows */
-	if (scan->base.rs_flags & SO_TYPE_BITMAPSCAN)
-	{
-		ItemPointerData tid;
-
-		ItemPointerSet(&tid, blkno, off);
-		minidb_ssi_lock_version(scan->base.rs_rd, &tid,
-								scan->base.rs_snapshot, v.xmin);
-	}
-
-	age = &rows->ages[rows->nrows];
-	age->xmin = v.xmin;
-	age->cmin = version_cmin(vh, false);
-	age->frozen = (v.flags & MINIDB_V_FROZEN) != 0;
-	age->prev_xmin = InvalidTransactionId;
-	age->prev_cmin = InvalidCommandId;
-
-	size = minidb_materialized_size(&v);
-	write_plain_tuple((HeapTupleHeader)
-					  (likely(rows->arena_used + MAXALIGN(size) <= rows->arena_size) ?
-					   rows->arena + rows->arena_used :
-					   arena_reserve(scan, size)),
-					  &v, blkno, off);
-	rows->offsets[rows->nrows] = off;
-	rows->starts[rows->nrows] = rows->arena_used;
-	rows->lens[rows->nrows] = size;
-	rows->nrows++;
-	rows->arena_used += MAXALIGN(size);
-	return true;
-}
-
-/*
- * Materialize the visible rows of block blkno into the arena: all of them,
- * or those at offsets[0..noffsets-1] when offsets is given.  Under an MVCC
- * snapshot the common record takes collect_plain, one tight loop over the
- * page; any other goes through collect_record.
- *
- * A whole page read under an MVCC snapshot checks it as minidb_page_check
- * does, in two parts: the header and special area first, then the test
- * for two line pointers naming one record in the same pass as the records
- * (collect_plain marks each record's start in seen).  Before the first
- * record collect_plain leaves to collect_record, and on a start seen twice,
- * the page takes the whole minidb_page_check: so a damaged page raises the
- * same error, before any record's, as when the check came first; until
- * then only records that raise nothing were read.
- */
-static void
-collect_page(MinidbScanDesc scan, BlockNumber blkno,
-			 const OffsetNumber *offsets, int noffsets)
-{
-	Relation	rel = scan->base.rs_rd;
-	Snapshot	snapshot = scan->base.rs_snapshot;
-	Buffer		buffer;
-	Page		page;
-	OffsetNumber maxoff;
-
-	rows_reset(&scan->rows);
-	buffer = ReadBufferExtended(rel, MAIN_FORKNUM, blkno, RBM_NORMAL,
-								scan->strategy);
-	LockBuffer(buffer, BUFFER_LOCK_SHARE);
-	page = BufferGetPage(buffer);
-	if (snapshot->snapshot_type != SNAPSHOT_MVCC || offsets != NULL ||
-		PageIsNew(page) || minidb_page_damage(page) != NULL)
-		minidb_page_check(rel, buffer);
-	maxoff = minidb_page_maxoff(page);
-	scan->rows.maxoff = maxoff;
-	scan->rows.rewritten = (MinidbPageGetOpaque(page)->md_flags &
-							MINIDB_PAGE_REWRITTEN) != 0;
-
-	if (snapshot->snapshot_type == SNAPSHOT_MVCC)
-	{
-		TransactionId xmin = snapshot->xmin;
-
-		if (offsets == NULL)
-		{
-			uint64		seen[BLCKSZ / MAXIMUM_ALIGNOF / 64] = {0};
-			bool		checked = false;
-
-			for (OffsetNumber off = FirstOffsetNumber; off <= maxoff; off++)
-			{
-				/* the record after next: its line pointer is read anyway */
-				if (off + 2 <= maxoff)
-				{
-					ItemId		next = PageGetItemId(page, off + 2);
-
-					prefetch_byte((char *) page +
-								  Min(ItemIdGetOffset(next), BLCKSZ - 1));
-					prefetch_byte((char *) page +
-								  Min(ItemIdGetOffset(next) +
-									  ItemIdGetLength(next), BLCKSZ - 1));
-				}
-				if (collect_plain(scan, page, blkno, off, xmin,
-								  checked ? NULL : seen))
-					continue;
-				if (!checked)
-				{
-					minidb_page_check(rel, buffer);
-					checked = true;
-				}
-				collect_record(scan, buffer, blkno, off);
-			}
-		}
-		else
-		{
-			for (int i = 0; i < noffsets; i++)
-				if (offsets[i] <= maxoff &&
-					(offsets[i] < FirstOffsetNumber ||
-					 !collect_plain(scan, page, blkno, offsets[i], xmin,
-									NULL)))
-					collect_record(scan, buffer, blkno, offsets[i]);
-		}
-	}
-	else if (offsets == NULL)
-	{
-		for (OffsetNumber off = FirstOffsetNumber; off <= maxoff; off++)
-			collect_record(scan, buffer, blkno, off);
-	}
-	else
-	{
-		for (int i = 0; i < noffsets; i++)
-			if (offsets[i] <= maxoff)
-				collect_record(scan, buffer, blkno, offsets[i]);
-	}
-
-	LockBuffer(buffer, BUFFER_LOCK_UNLOCK);
-	ReleaseBuffer(buffer);
 }
 
 /*
@@ -574,6 +502,181 @@ layout_prepare(MinidbScanDesc scan, TupleDesc desc)
 }
 
 /*
+ * layout_valid's answer for the row of a plain version, known before the
+ * row is written: a row without nulls, external or variable-width values
+ * whose attributes are all among the leading fixed-width ones of the
+ * descriptor layout_prepare last saw (collect_page makes that the
+ * relation's) must end exactly where they do.  False leaves the row to
+ * store_row's check.
+ */
+static pg_attribute_always_inline bool
+plain_layout_valid(MinidbScanDesc scan, const MinidbVersionData *v)
+{
+	return !(v->flags & (MINIDB_V_HASNULL | MINIDB_V_HASEXTERNAL |
+						 MINIDB_V_HASVARWIDTH)) &&
+		v->natts <= scan->layout_nfixed &&
+		v->datalen == scan->layout_end[v->natts];
+}
+
+/*
+ * plain_version for an MVCC scan, its row kept the way collect_record keeps
+ * it.  False for anything else, which the caller hands to collect_record.
+ */
+static pg_attribute_always_inline bool
+collect_plain(MinidbScanDesc scan, Page page, BlockNumber blkno,
+			  OffsetNumber off, TransactionId snapshot_xmin, uint32 *below)
+{
+	MinidbPageRows *rows = &scan->rows;
+	MinidbVersionData v;
+	const MinidbVersionHeader *vh;
+	Size		size;
+
+	if (!plain_version(page, off, snapshot_xmin, below, false, &v, &vh))
+		return false;
+
+	/* SSI: a sequential scan locked the whole relation; the others the rows */
+	if (scan->base.rs_flags & SO_TYPE_BITMAPSCAN)
+	{
+		ItemPointerData tid;
+
+		ItemPointerSet(&tid, blkno, off);
+		minidb_ssi_lock_version(scan->base.rs_rd, &tid,
+								scan->base.rs_snapshot, v.xmin);
+	}
+
+	if (scan->by_age)
+	{
+		MinidbRowAge age;
+
+		age.frozen = (v.flags & MINIDB_V_FROZEN) != 0;
+		age.xmin = age.frozen ? FrozenTransactionId : v.xmin;
+		age.cmin = age.frozen ? InvalidCommandId : version_cmin(vh, false);
+		age.prev_xmin = InvalidTransactionId;
+		age.prev_cmin = InvalidCommandId;
+		rows_add_age(rows, &age);
+	}
+	if (!plain_layout_valid(scan, &v))
+		rows->checked_desc = NULL;	/* store_row checks this row */
+
+	size = minidb_materialized_size(&v);
+	write_plain_tuple((HeapTupleHeader)
+					  (likely(rows->arena_used + MAXALIGN(size) <= rows->arena_size) ?
+					   rows->arena + rows->arena_used :
+					   arena_reserve(scan, size)),
+					  &v, blkno, off);
+	rows->offsets[rows->nrows] = off;
+	rows->starts[rows->nrows] = rows->arena_used;
+	rows->lens[rows->nrows] = size;
+	rows->nrows++;
+	rows->arena_used += MAXALIGN(size);
+	return true;
+}
+
+/*
+ * Materialize the visible rows of block blkno into the arena: all of them,
+ * or those at offsets[0..noffsets-1] when offsets is given.  Under an MVCC
+ * snapshot the common record takes collect_plain, one tight loop over the
+ * page; any other goes through collect_record.
+ *
+ * A whole page read under an MVCC snapshot checks it as minidb_page_check
+ * does, in two parts: the header and special area first, then, in the
+ * same pass as the records, that no two line pointers name one record:
+ * while each record starts below the one before it (plain_version's
+ * below), none can.  Before the first record collect_plain leaves to
+ * collect_record, and on the first that does not descend, the page takes
+ * the whole minidb_page_check: so a damaged page raises the same error,
+ * before any record's, as when the check came first; until then only
+ * records that raise nothing were read.
+ */
+static void
+collect_page(MinidbScanDesc scan, BlockNumber blkno,
+			 const OffsetNumber *offsets, int noffsets)
+{
+	Relation	rel = scan->base.rs_rd;
+	Snapshot	snapshot = scan->base.rs_snapshot;
+	Buffer		buffer;
+	Page		page;
+	OffsetNumber maxoff;
+
+	rows_reset(&scan->rows);
+	buffer = ReadBufferExtended(rel, MAIN_FORKNUM, blkno, RBM_NORMAL,
+								scan->strategy);
+	LockBuffer(buffer, BUFFER_LOCK_SHARE);
+	page = BufferGetPage(buffer);
+	if (snapshot->snapshot_type != SNAPSHOT_MVCC || offsets != NULL ||
+		PageIsNew(page) || minidb_page_damage(page) != NULL)
+		minidb_page_check(rel, buffer);
+	maxoff = minidb_page_maxoff(page);
+	scan->rows.maxoff = maxoff;
+	scan->rows.rewritten = (MinidbPageGetOpaque(page)->md_flags &
+							MINIDB_PAGE_REWRITTEN) != 0;
+	/* rows that pass plain_layout_valid need no check when handed out */
+	if (unlikely(scan->layout_desc != RelationGetDescr(rel)))
+		layout_prepare(scan, RelationGetDescr(rel));
+	scan->rows.checked_desc = RelationGetDescr(rel);
+
+	if (snapshot->snapshot_type == SNAPSHOT_MVCC)
+	{
+		TransactionId xmin = snapshot->xmin;
+
+		if (offsets == NULL)
+		{
+			uint32		below = BLCKSZ;
+			bool		checked = false;
+
+			for (OffsetNumber off = FirstOffsetNumber; off <= maxoff; off++)
+			{
+				/* the record after next: its line pointer is read anyway */
+				if (off + 2 <= maxoff)
+				{
+					ItemId		next = PageGetItemId(page, off + 2);
+
+					prefetch_byte((char *) page +
+								  Min(ItemIdGetOffset(next), BLCKSZ - 1));
+					prefetch_byte((char *) page +
+								  Min(ItemIdGetOffset(next) +
+									  ItemIdGetLength(next), BLCKSZ - 1));
+				}
+				if (collect_plain(scan, page, blkno, off, xmin,
+								  checked ? NULL : &below))
+					continue;
+				if (!checked)
+				{
+					minidb_page_check(rel, buffer);
+					checked = true;
+					if (collect_plain(scan, page, blkno, off, xmin, NULL))
+						continue;
+				}
+				collect_record(scan, buffer, blkno, off);
+			}
+		}
+		else
+		{
+			for (int i = 0; i < noffsets; i++)
+				if (offsets[i] <= maxoff &&
+					(offsets[i] < FirstOffsetNumber ||
+					 !collect_plain(scan, page, blkno, offsets[i], xmin,
+									NULL)))
+					collect_record(scan, buffer, blkno, offsets[i]);
+		}
+	}
+	else if (offsets == NULL)
+	{
+		for (OffsetNumber off = FirstOffsetNumber; off <= maxoff; off++)
+			collect_record(scan, buffer, blkno, off);
+	}
+	else
+	{
+		for (int i = 0; i < noffsets; i++)
+			if (offsets[i] <= maxoff)
+				collect_record(scan, buffer, blkno, offsets[i]);
+	}
+
+	LockBuffer(buffer, BUFFER_LOCK_UNLOCK);
+	ReleaseBuffer(buffer);
+}
+
+/*
  * minidb_tuple_layout_plainly_valid for a row without nulls or external
  * values, of natts <= desc->natts attributes: the leading fixed-width
  * attributes at the offsets layout_prepare computed (they only grow, so
@@ -602,6 +705,28 @@ layout_valid(MinidbScanDesc scan, TupleDesc desc, HeapTuple tuple, int natts)
 }
 
 /*
+ * Point the scan's tuple at the materialized row td of the current block.
+ * t_self's block is written only when it changes: the slot copies t_self
+ * in wider loads than its three 16-bit fields, and a load over two recent
+ * narrower stores waits for them to reach the cache (per row, that wait
+ * was most of ExecStoreHeapTuple's time).
+ */
+static pg_attribute_always_inline void
+set_scan_tuple(MinidbScanDesc scan, HeapTupleHeader td, uint32 len,
+			   OffsetNumber off)
+{
+	HeapTuple	tuple = &scan->tuple;
+
+	tuple->t_data = td;
+	tuple->t_len = len;
+	if (unlikely(ItemPointerGetBlockNumberNoCheck(&tuple->t_self) !=
+				 scan->cblock))
+		ItemPointerSetBlockNumber(&tuple->t_self, scan->cblock);
+	ItemPointerSetOffsetNumber(&tuple->t_self, off);
+	tuple->t_tableOid = RelationGetRelid(scan->base.rs_rd);
+}
+
+/*
  * Hand out the materialized row td (len bytes, at offset off of the current
  * block) through slot.  Its attributes must lie within its data
  * (minidb_check_tuple_layout).  A row without nulls or external values is
@@ -617,10 +742,7 @@ store_tuple(MinidbScanDesc scan, HeapTupleHeader td, uint32 len,
 	TupleDesc	desc = slot->tts_tupleDescriptor;
 	int			natts;
 
-	tuple->t_data = td;
-	tuple->t_len = len;
-	ItemPointerSet(&tuple->t_self, scan->cblock, off);
-	tuple->t_tableOid = RelationGetRelid(scan->base.rs_rd);
+	set_scan_tuple(scan, td, len, off);
 	if (unlikely(scan->layout_desc != desc))
 		layout_prepare(scan, desc);
 	natts = HeapTupleHeaderGetNatts(td);
@@ -633,14 +755,33 @@ store_tuple(MinidbScanDesc scan, HeapTupleHeader td, uint32 len,
 	ExecStoreHeapTuple(tuple, slot, false);
 }
 
-/* Hand out row i of the current page through slot (store_tuple) */
+/* store_tuple, out of line: the rows store_row cannot take as checked */
+static pg_noinline void
+store_tuple_checking(MinidbScanDesc scan, HeapTupleHeader td, uint32 len,
+					 OffsetNumber off, TupleTableSlot *slot)
+{
+	store_tuple(scan, td, len, off, slot);
+}
+
+/*
+ * Hand out row i of the current page through slot.  When collect_page
+ * found every row's attributes where the slot's descriptor puts them
+ * (plain_layout_valid), the row goes straight to the slot; else
+ * store_tuple checks it.
+ */
 static pg_attribute_always_inline void
 store_row(MinidbScanDesc scan, int i, TupleTableSlot *slot)
 {
 	MinidbPageRows *rows = &scan->rows;
+	HeapTupleHeader td = (HeapTupleHeader) (rows->arena + rows->starts[i]);
 
-	store_tuple(scan, (HeapTupleHeader) (rows->arena + rows->starts[i]),
-				rows->lens[i], rows->offsets[i], slot);
+	if (likely(rows->checked_desc == slot->tts_tupleDescriptor))
+	{
+		set_scan_tuple(scan, td, rows->lens[i], rows->offsets[i]);
+		ExecStoreHeapTuple(&scan->tuple, slot, false);
+	}
+	else
+		store_tuple_checking(scan, td, rows->lens[i], rows->offsets[i], slot);
 }
 
 /* ----------------------------------------------------------------
@@ -867,18 +1008,14 @@ rows_swap(MinidbPageRows *rows, int a, int b)
  * ORDER BY is unspecified, but users and tests read it.  Rows are nearly
  * always in order already: one pass checks that.
  */
-static inline bool
-ages_equal(const MinidbRowAge *a, const MinidbRowAge *b)
-{
-	return a->xmin == b->xmin && a->cmin == b->cmin &&
-		a->prev_xmin == b->prev_xmin && a->prev_cmin == b->prev_cmin &&
-		a->frozen == b->frozen;
-}
 
 static void
 rows_order_by_age(MinidbPageRows *rows)
 {
 	int			i;
+
+	if (rows->uniform)
+		return;					/* one age: their order stands */
 
 	/* of two rows of one age neither is older (a page one command wrote) */
 	for (i = 1; i < rows->nrows; i++)
@@ -1174,7 +1311,7 @@ minidb_scan_sample_next_tuple(TableScanDesc sscan,
  * page leaves the lock: a row is materialized into the scan's arena, which
  * the slot points at until the next call.  The page is checked as
  * collect_page checks it: the header and special area here, the
- * shared-record test folded into the plain rows' pass (analyze_seen), and
+ * shared-record test folded into the plain rows' pass (analyze_below), and
  * the whole minidb_page_check before the first record that takes the
  * walker.
  */
@@ -1193,7 +1330,7 @@ analyze_take_buffer(MinidbScanDesc scan, Buffer buffer)
 		minidb_page_check(scan->base.rs_rd, buffer);
 		scan->analyze_checked = true;
 	}
-	memset(scan->analyze_seen, 0, sizeof(scan->analyze_seen));
+	scan->analyze_below = BLCKSZ;
 	scan->analyze_plain = 0;
 	scan->analyze_off = FirstOffsetNumber;
 	scan->analyze_maxoff = minidb_page_maxoff(page);
@@ -1344,7 +1481,7 @@ analyze_plain_row(MinidbScanDesc scan, Page page, OffsetNumber off,
 	Size		size;
 
 	if (!plain_version(page, off, InvalidTransactionId,
-					   scan->analyze_checked ? NULL : scan->analyze_seen,
+					   scan->analyze_checked ? NULL : &scan->analyze_below,
 					   true, &v, &vh))
 		return false;
 	size = minidb_materialized_size(&v);

@@ -25,7 +25,9 @@
 /*
  * When a row's visible version was written, as a sequential scan orders a
  * page's rows (see rows_order_by_age): its xmin and cmin, and those of the
- * version before it in the record, if any.
+ * version before it in the record, if any.  A frozen version's xmin is
+ * FrozenTransactionId and its cmin InvalidCommandId: no order looks at
+ * them, and so the ages of frozen rows compare equal.
  */
 typedef struct MinidbRowAge
 {
@@ -44,6 +46,10 @@ typedef struct MinidbPageRows
 	int			cur;			/* seq scans: the row handed out last */
 	OffsetNumber maxoff;		/* of the page the rows came from */
 	bool		rewritten;		/* the page has MINIDB_PAGE_REWRITTEN */
+	bool		uniform;		/* by age: every row is of age ages[0], and
+								 * ages[1..] are not set (rows_add_age) */
+	TupleDesc	checked_desc;	/* every row's attributes were checked
+								 * against it when collected, or NULL */
 	OffsetNumber offsets[MaxHeapTuplesPerPage];
 	uint32		starts[MaxHeapTuplesPerPage];	/* into arena */
 	uint32		lens[MaxHeapTuplesPerPage];
@@ -78,7 +84,7 @@ typedef struct MinidbScanDescData
 	bool		analyze_checked;	/* minidb_page_check has passed it */
 	int			analyze_plain;	/* its plain rows handed out, counted live
 								 * when the block is done */
-	uint64		analyze_seen[BLCKSZ / MAXIMUM_ALIGNOF / 64];
+	uint32		analyze_below;	/* the plain rows' start, see plain_version */
 	double		analyze_live;	/* analyze_other_row's counts */
 	double		analyze_dead;
 
