@@ -108,6 +108,20 @@ v3_record_ended(const char *rec)
 		(info & MINIDB_R3_XMAX) && !(xinfo & MINIDB_R3X_LOCK_ONLY);
 }
 
+/*
+ * The age of version vh, as far as its own header tells (no older version
+ * known); ended as for version_cmin
+ */
+static inline void
+version_age(const MinidbVersionHeader *vh, bool ended, MinidbRowAge *age)
+{
+	age->frozen = (vh->vh_flags & MINIDB_V_FROZEN) != 0;
+	age->xmin = age->frozen ? FrozenTransactionId : vh->vh_xmin;
+	age->cmin = age->frozen ? InvalidCommandId : version_cmin(vh, ended);
+	age->prev_xmin = InvalidTransactionId;
+	age->prev_cmin = InvalidCommandId;
+}
+
 /* When the visible version at ref (and the one before it) was written */
 static void
 row_age(MinidbScanDesc scan, char *rec, uint32 len,
@@ -118,13 +132,8 @@ row_age(MinidbScanDesc scan, char *rec, uint32 len,
 	MinidbVersionRef r;
 	bool		damaged = false;
 
-	age->frozen = (ref->vh->vh_flags & MINIDB_V_FROZEN) != 0;
-	age->xmin = age->frozen ? FrozenTransactionId : ref->vh->vh_xmin;
 	/* with an end, index 0 is its virtual marker and 1 the newest data */
-	age->cmin = age->frozen ? InvalidCommandId :
-		version_cmin(ref->vh, ref->index == 1 && v3_record_ended(rec));
-	age->prev_xmin = InvalidTransactionId;
-	age->prev_cmin = InvalidCommandId;
+	version_age(ref->vh, ref->index == 1 && v3_record_ended(rec), age);
 	/*
 	 * Most records hold one version: no iterator for them.  A version that
 	 * ends where the record does is its last (V3 records of two or more
@@ -172,8 +181,7 @@ rows_add_age(MinidbPageRows *rows, const MinidbRowAge *age)
 
 	if (n == 0)
 	{
-		rows->ages[0] = *age;
-		rows->uniform = true;
+		rows->ages[0] = *age;	/* rows_reset made the page uniform */
 		return;
 	}
 	if (likely(rows->uniform))
@@ -548,11 +556,7 @@ collect_plain(MinidbScanDesc scan, Page page, BlockNumber blkno,
 	{
 		MinidbRowAge age;
 
-		age.frozen = (v.flags & MINIDB_V_FROZEN) != 0;
-		age.xmin = age.frozen ? FrozenTransactionId : v.xmin;
-		age.cmin = age.frozen ? InvalidCommandId : version_cmin(vh, false);
-		age.prev_xmin = InvalidTransactionId;
-		age.prev_cmin = InvalidCommandId;
+		version_age(vh, false, &age);
 		rows_add_age(rows, &age);
 	}
 	if (!plain_layout_valid(scan, &v))
@@ -1679,16 +1683,6 @@ fetch_visible(FetchState *fs, Buffer *pin, MinidbReadPath path)
 }
 
 /*
- * The newest reader's fetch, the one most index scans make: a record
- * whose version 0 is stored whole, with no end and no lockers, that the
- * snapshot sees by its hints alone is materialized here, with no xmax:
- * one version (minidb_chain_single_plain) or many (minidb_v3_newest_plain,
- * which keeps the walker's checks of that read: the header, version 0 and
- * the tail), then minidb_mvcc_sees_hinted.  Anything else goes through
- * fetch_visible_cb, which walks the record and asks the full predicate.
- * Inlined into the view.
- */
-/*
  * A first look at a V3 record's version 0, before its checks: would the
  * snapshot see it by its hints alone?  Only a filter (the bytes are within
  * the record, not yet checked): an old snapshot, which does not see
@@ -1706,6 +1700,16 @@ fetch_head_hinted(const char *rec, uint32 len, Snapshot snapshot)
 	return minidb_mvcc_sees_hinted(vh.vh_xmin, vh.vh_flags, snapshot);
 }
 
+/*
+ * The newest reader's fetch, the one most index scans make: a record
+ * whose version 0 is stored whole, with no end and no lockers, that the
+ * snapshot sees by its hints alone is materialized here, with no xmax:
+ * one version (minidb_chain_single_plain) or many (minidb_v3_newest_plain,
+ * which keeps the walker's checks of that read: the header, version 0 and
+ * the tail), then minidb_mvcc_sees_hinted.  Anything else goes through
+ * fetch_visible_cb, which walks the record and asks the full predicate.
+ * Inlined into the view.
+ */
 static pg_attribute_always_inline void
 fetch_newest_cb(char *rec, uint32 len, Buffer buffer, void *arg)
 {
