@@ -48,10 +48,11 @@
  *	does (a combo command id when both are the current transaction's,
  *	MINIDB_V_COMBOCID; the server resolves it, see minidb_visibility.c).
  *	A superseded version is stored as its difference from the newer one
- *	(prefix and suffix shared with it, and the bytes between) when that is
- *	smaller; the newest version is always whole, so a reader of the newest
- *	version reads it in place, and an older reader rebuilds its version
- *	(minidb_version_get with a buffer).
+ *	(prefix and suffix shared with it, and the bytes between) when that
+ *	takes at least 8 bytes fewer, alignment counted; the newest version
+ *	is always whole, so a reader of the newest version reads it in place,
+ *	and an older reader rebuilds its version (minidb_version_get with a
+ *	buffer).
  *
  * Format V1 (MINIDB_FORMAT_V1): versions back to back.
  *

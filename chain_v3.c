@@ -57,6 +57,7 @@
 #define R3_SUCC_SIZE		sizeof(ItemPointerData)
 #define R3_VERSION_ALIGN	4
 #define R3_AFFIX_SIZE		(2 * sizeof(uint16))
+#define R3_DELTA_SAVING		8	/* see delta_saves_enough */
 #define R3_XINFO_END_BITS	(MINIDB_R3X_MOVED | MINIDB_R3X_KEYS_UPDATED | \
 							 MINIDB_R3X_MOVED_PART)
 #define R3_PREVLEN_UNKNOWN	PG_UINT32_MAX
@@ -1663,7 +1664,7 @@ w_finish(V3Writer *w)
  * One version to write: whole (data/datalen), or a difference from the
  * version written before it (delta; copied as it is).  A whole version
  * with try_delta is written as its difference from the previous whole
- * version when that is clearly smaller.
+ * version when that saves enough (delta_saves_enough).
  */
 typedef struct V3Src
 {
@@ -1679,14 +1680,10 @@ typedef struct V3Src
 	bool		try_delta;
 } V3Src;
 
-/*
- * Prefix and suffix that older shares with newer, and whether storing
- * older as the rest is worth it: a difference costs its 4-byte affix and
- * up to one byte of padding where a whole version costs up to 7.
- */
-static bool
-delta_of(const char *newer, uint32 newlen, const char *older, uint32 oldlen,
-		 uint32 *prefix, uint32 *suffix)
+/* The prefix and suffix that older shares with newer */
+static void
+shared_affixes(const char *newer, uint32 newlen, const char *older,
+			   uint32 oldlen, uint32 *prefix, uint32 *suffix)
 {
 	uint32		max = Min(newlen, oldlen);
 	uint32		p = 0;
@@ -1696,11 +1693,33 @@ delta_of(const char *newer, uint32 newlen, const char *older, uint32 oldlen,
 		p++;
 	while (s < max - p && newer[newlen - 1 - s] == older[oldlen - 1 - s])
 		s++;
-	p = Min(p, PG_UINT16_MAX);
-	s = Min(s, PG_UINT16_MAX);
-	*prefix = p;
-	*suffix = s;
-	return R3_AFFIX_SIZE + (oldlen - p - s) + MAXIMUM_ALIGNOF <= oldlen;
+	*prefix = Min(p, PG_UINT16_MAX);
+	*suffix = Min(s, PG_UINT16_MAX);
+}
+
+/*
+ * Whether version s, written next into w, is worth storing as its
+ * difference from the version before it (prefix and suffix shared): when
+ * that takes at least R3_DELTA_SAVING fewer bytes than the whole version,
+ * each measured by writing it both ways from where w stands, without
+ * output, up to the 4-alignment the next version or the trailer starts
+ * at.  A smaller saving is not worth the rebuilding an older reader does.
+ * The sizing pass and the writing pass stand at the same positions, so
+ * they choose alike.
+ */
+static bool
+delta_saves_enough(const V3Writer *w, const V3Src *s, uint32 prefix,
+				   uint32 suffix)
+{
+	V3Writer	whole = *w;
+	V3Writer	diff = *w;
+
+	whole.out = diff.out = NULL;	/* measure only */
+	w_full(&whole, &s->core, s->bitmap, s->data, s->datalen);
+	w_delta(&diff, &s->core, s->bitmap, prefix, suffix, s->data + prefix,
+			s->datalen - prefix - suffix);
+	return TYPEALIGN(R3_VERSION_ALIGN, diff.pos) + R3_DELTA_SAVING <=
+		TYPEALIGN(R3_VERSION_ALIGN, whole.pos);
 }
 
 static void
@@ -1712,8 +1731,9 @@ emit_versions(V3Writer *w, const V3Src *src, int n)
 	for (int i = 0; i < n; i++)
 	{
 		const V3Src *s = &src[i];
-		uint32		p;
-		uint32		sfx;
+		uint32		p = 0;
+		uint32		sfx = 0;
+		bool		as_delta = false;
 
 		if (s->delta)
 		{
@@ -1722,8 +1742,12 @@ emit_versions(V3Writer *w, const V3Src *src, int n)
 			prev = NULL;
 			continue;
 		}
-		if (s->try_delta && prev != NULL && s->data != NULL &&
-			delta_of(prev, prevlen, s->data, s->datalen, &p, &sfx))
+		if (s->try_delta && prev != NULL && s->data != NULL)
+		{
+			shared_affixes(prev, prevlen, s->data, s->datalen, &p, &sfx);
+			as_delta = delta_saves_enough(w, s, p, sfx);
+		}
+		if (as_delta)
 			w_delta(w, &s->core, s->bitmap, p, sfx, s->data + p,
 					s->datalen - p - sfx);
 		else
