@@ -23,16 +23,20 @@
 #    relation size, indexes included) goes to $OUT/runs/TAG.tables.tsv.
 # 3. Summary ($OUT/summary.md): at rest; per cell the median and IQR of the
 #    per-pair ratios minidb/heap of TPS, of growth (total size after the
-#    run minus before) and of WAL per transaction, and each AM's median
-#    in-place share; $OUT/size_over_time.png: total size against time for
-#    both AMs in the last cell's first pair (gnuplot, bench/bloat_plot.gp).
+#    run minus before; also per transaction) and of WAL per transaction,
+#    and each AM's median in-place share; $OUT/size_over_time.png: total
+#    size against time for both AMs in the last cell's first pair
+#    (gnuplot, bench/bloat_plot.gp).
 #
 # The issue's setting is 5 pairs of 5 minutes (BLOAT_SECONDS=300), about
 # six hours for three client counts; the default runs 60 s.
 #
 # Knobs: BLOAT_SCALE (10), BLOAT_REST_SCALE (10), BLOAT_SECONDS (60),
 # BLOAT_CLIENTS ("1 4 8"), BLOAT_READER ("none held"), BLOAT_PAIRS (5),
-# BLOAT_SAMPLE (5), BLOAT_OUT (bench/out/bloat).
+# BLOAT_SAMPLE (5), BLOAT_OUT (bench/out/bloat), BLOAT_MINIDB_FILLFACTOR
+# (unset: pgbench's default, 100; an experiment's knob: pgbench -i -F for
+# minidb's runs only, which leaves room on minidb's pages at the price of
+# more pages at rest; heap's runs keep pgbench's default).
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
 REPO=$(cd "$HERE/.." && pwd)
@@ -44,6 +48,7 @@ READERS=${BLOAT_READER:-none held}
 PAIRS=${BLOAT_PAIRS:-5}
 SAMPLE=${BLOAT_SAMPLE:-5}
 OUT=${BLOAT_OUT:-$REPO/bench/out/bloat}
+MINIDB_FILLFACTOR=${BLOAT_MINIDB_FILLFACTOR:-}
 RUNS=$OUT/runs
 
 die() { echo "bloat: $*" >&2; exit 1; }
@@ -76,9 +81,10 @@ UPD_SQL="SELECT coalesce(sum(n_tup_upd), 0) || ' ' || coalesce(sum(n_tup_hot_upd
            FROM pg_stat_user_tables WHERE relname IN ($TABLES)"
 
 init_db() {    # init_db AM SCALE TAG
-    local am=$1 scale=$2 tag=$3 db=bloat_$1
+    local am=$1 scale=$2 tag=$3 db=bloat_$1 ff=()
+    [ "$am" = minidb ] && [ -n "$MINIDB_FILLFACTOR" ] && ff=(-F "$MINIDB_FILLFACTOR")
     PGOPTIONS="-c default_table_access_method=$am" \
-        pgbench -i -s "$scale" -q -d "$db" >"$RUNS/$tag.init.txt" 2>&1 ||
+        pgbench -i -s "$scale" "${ff[@]}" -q -d "$db" >"$RUNS/$tag.init.txt" 2>&1 ||
         die "pgbench -i failed for $tag (see $RUNS/$tag.init.txt)"
     [ "$(q "$db" "SELECT amname FROM pg_class c JOIN pg_am a ON a.oid = c.relam
                   WHERE c.relname = 'pgbench_accounts'")" = "$am" ] ||
@@ -243,25 +249,28 @@ function add(name, key, x) { val[name, key, ++cnt[name, key]] = x }
 END {
     print "pgbench tpcb-like, scale '"$SCALE"', '"$SECONDS_PER_RUN"' s per run, '"$PAIRS"' pairs per cell; median [IQR] of the per-pair ratios minidb/heap:"
     print ""
-    print "| clients | reader | TPS | growth of total size | WAL bytes/txn | in-place share heap | in-place share minidb | growth heap MB | growth minidb MB |"
-    print "|---:|---|---:|---:|---:|---:|---:|---:|---:|"
+    print "| clients | reader | TPS | growth of total size | growth per transaction | WAL bytes/txn | in-place share heap | in-place share minidb | growth heap MB | growth minidb MB |"
+    print "|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|"
     for (k = 1; k <= nk; k++) {
         key = order[k]; split(key, kc, SUBSEP)
         gh = 0; gm = 0; m = 0
         for (p = 1; p <= np[key]; p++) {
             if (!((key, p, "heap") in tps) || !((key, p, "minidb") in tps)) continue
             add("tps", key, tps[key, p, "minidb"] / tps[key, p, "heap"])
-            if (grow[key, p, "heap"] > 0) add("grow", key, grow[key, p, "minidb"] / grow[key, p, "heap"])
+            if (grow[key, p, "heap"] > 0) {
+                add("grow", key, grow[key, p, "minidb"] / grow[key, p, "heap"])
+                add("growtxn", key, (grow[key, p, "minidb"] / txn[key, p, "minidb"]) / (grow[key, p, "heap"] / txn[key, p, "heap"]))
+            }
             add("wal", key, (wal[key, p, "minidb"] / txn[key, p, "minidb"]) / (wal[key, p, "heap"] / txn[key, p, "heap"]))
             gh += grow[key, p, "heap"]; gm += grow[key, p, "minidb"]; m++
         }
-        printf "| %s | %s | %s | %s | %s | %s | %s | %.1f | %.1f |\n", kc[1], kc[2],
+        printf "| %s | %s | %s | %s | %s | %s | %s | %s | %.1f | %.1f |\n", kc[1], kc[2],
             stat("tps", key), (cnt["grow", key] ? stat("grow", key) : "n/a (heap did not grow)"),
-            stat("wal", key), stat("share_heap", key), stat("share_minidb", key),
+            (cnt["growtxn", key] ? stat("growtxn", key) : "n/a"), stat("wal", key), stat("share_heap", key), stat("share_minidb", key),
             (m ? gh / m / 1048576 : 0), (m ? gm / m / 1048576 : 0)
     }
     print ""
-    print "(growth: total relation size after the run minus before, indexes included, mean per run in the last two columns.)"
+    print "(growth: total relation size after the run minus before, indexes included, mean per run in the last two columns; growth per transaction: each AM'"'"'s growth divided by the transactions it ran, so that an AM that runs more transactions in the same time is not counted larger for it.)"
 }' "$OUT/results.tsv"
 } >"$OUT/summary.md"
 
