@@ -1365,6 +1365,27 @@ minidb_v3_newest_plain(const char *rec, uint32 reclen, MinidbVersionData *out)
 }
 
 
+/*
+ * minidb_v3_older_header (see chain.h): a copy of version 1's header, for
+ * the age of the row minidb_v3_newest_plain gave
+ */
+bool
+minidb_v3_older_header(const char *rec, uint32 reclen,
+					   MinidbVersionHeader *vh)
+{
+	V3Header	h;
+	uint32		start;
+
+	if (!header_plain(rec, reclen, &h) || h.n < 2)
+		return false;
+	start = TYPEALIGN(R3_VERSION_ALIGN, version_end(rec, &h, 0));
+	if (start < h.start0 + MINIDB_VERSION_HDRSZ ||
+		start + MINIDB_VERSION_HDRSZ > h.trailer)
+		return false;
+	memcpy(vh, rec + start, sizeof(MinidbVersionHeader));
+	return true;
+}
+
 /* ----------------------------------------------------------------
  *		Rebuilding a version from its differences
  * ----------------------------------------------------------------

@@ -122,6 +122,17 @@ version_age(const MinidbVersionHeader *vh, bool ended, MinidbRowAge *age)
 	age->prev_cmin = InvalidCommandId;
 }
 
+/* The second part of a row's age: older, the version before its visible one */
+static inline void
+age_add_older(MinidbRowAge *age, const MinidbVersionHeader *older)
+{
+	if (older->vh_flags & MINIDB_V_NODATA_MASK)
+		return;
+	age->prev_xmin = (older->vh_flags & MINIDB_V_FROZEN) ?
+		FrozenTransactionId : older->vh_xmin;
+	age->prev_cmin = version_cmin(older, false);
+}
+
 /* When the visible version at ref (and the one before it) was written */
 static void
 row_age(MinidbScanDesc scan, char *rec, uint32 len,
@@ -148,12 +159,7 @@ row_age(MinidbScanDesc scan, char *rec, uint32 len,
 	{
 		if (r.index < ref->index + 1)
 			continue;
-		if (!(r.vh->vh_flags & MINIDB_V_NODATA_MASK))
-		{
-			age->prev_xmin = (r.vh->vh_flags & MINIDB_V_FROZEN) ?
-				FrozenTransactionId : r.vh->vh_xmin;
-			age->prev_cmin = version_cmin(r.vh, false);
-		}
+		age_add_older(age, r.vh);
 		break;
 	}
 }
@@ -272,6 +278,51 @@ head_seen_cb(MinidbVersionHeader *vh, int index, void *arg)
 	return true;				/* the head only */
 }
 
+/*
+ * How many of a row's natts attributes come before its first null, when
+ * all after it are null too (-1 when a value follows a null)
+ */
+static inline int
+values_before_nulls(const bits8 *bitmap, int natts)
+{
+	int			k = 0;
+
+	while (k < natts && !att_isnull(k, bitmap))
+		k++;
+	for (int i = k + 1; i < natts; i++)
+		if (!att_isnull(i, bitmap))
+			return -1;
+	return k;
+}
+
+/*
+ * layout_valid's answer for the row of a plain version, known before the
+ * row is written: a row without external or variable-width values whose
+ * values are all among the leading fixed-width attributes of the
+ * descriptor layout_prepare last saw (collect_page makes that the
+ * relation's), any nulls after them (pgbench's tellers and branches: an
+ * unset filler), must end exactly where those attributes do.  False
+ * leaves the row to store_row's check.
+ */
+static pg_attribute_always_inline bool
+plain_layout_valid(MinidbScanDesc scan, const MinidbVersionData *v)
+{
+	int			nvalues = v->natts;
+
+	if (v->flags & (MINIDB_V_HASEXTERNAL | MINIDB_V_HASVARWIDTH))
+		return false;
+	if (v->flags & MINIDB_V_HASNULL)
+	{
+		if (v->natts > scan->layout_desc->natts)
+			return false;
+		nvalues = values_before_nulls(v->bitmap, v->natts);
+		if (nvalues < 0 || nvalues == v->natts)
+			return false;		/* the bitmap's flag says there is a null */
+	}
+	return nvalues <= scan->layout_nfixed &&
+		v->datalen == scan->layout_end[nvalues];
+}
+
 /* If the record at off is visible to the scan's snapshot, keep its row */
 static void
 collect_record(MinidbScanDesc scan, Buffer buffer, BlockNumber blkno,
@@ -318,8 +369,8 @@ collect_record(MinidbScanDesc scan, Buffer buffer, BlockNumber blkno,
 		row_age(scan, rec, len, &ref, &age);
 		rows_add_age(&scan->rows, &age);
 	}
-	/* store_row checks this row's attributes */
-	scan->rows.checked_desc = NULL;
+	if (!plain_layout_valid(scan, &v))
+		scan->rows.checked_desc = NULL; /* store_row checks this row */
 	rows_append(scan, rec, &v, xmax, &tid);
 }
 
@@ -403,6 +454,41 @@ write_plain_tuple(HeapTupleHeader td, const MinidbVersionData *v,
 #endif
 }
 
+/* head_seen_cb's test of a version, its flags and xmin given */
+static pg_attribute_always_inline bool
+version_seen(uint16 flags, TransactionId xmin, TransactionId snapshot_xmin)
+{
+	return (flags & MINIDB_V_FROZEN) ||
+		((flags & MINIDB_V_XMIN_COMMITTED) &&
+		 TransactionIdPrecedes(xmin, snapshot_xmin));
+}
+
+/*
+ * plain_version's shortcut for a record of several versions (see there):
+ * the head's hints are read first, so that a record whose newest version
+ * the snapshot does not see costs no more than the test
+ */
+static pg_noinline bool
+newest_seen(const char *rec, uint32 len, TransactionId snapshot_xmin,
+			MinidbVersionData *v, const MinidbVersionHeader **pvh,
+			MinidbVersionHeader *older)
+{
+	const MinidbVersionHeader *vh;
+
+	if (len < MINIDB_R3_PLAIN_START + MINIDB_VERSION_HDRSZ)
+		return false;
+	vh = (const MinidbVersionHeader *) (rec + MINIDB_R3_PLAIN_START);
+	if ((vh->vh_flags & (MINIDB_V_XMIN_ABORTED | MINIDB_V_NODATA_MASK |
+						 MINIDB_V_VIRTUAL | MINIDB_V_XMIN_MULTI)) ||
+		!version_seen(vh->vh_flags, vh->vh_xmin, snapshot_xmin))
+		return false;
+	if (!minidb_v3_newest_plain(rec, len, v) ||
+		!minidb_v3_older_header(rec, len, older))
+		return false;
+	*pvh = vh;
+	return true;
+}
+
 /*
  * The record at off of a checked page, when it is the common one: a plain
  * line pointer inside the page's tuple space naming a V3 record of one
@@ -416,6 +502,15 @@ write_plain_tuple(HeapTupleHeader td, const MinidbVersionData *v,
  * False for anything else, which the caller hands to the walker (it also
  * reports damage).
  *
+ * With older given (an MVCC scan), a record of several versions takes the
+ * same shortcut when its newest is stored whole, it has no end, no lockers
+ * and no token, and the snapshot sees the newest by the same test
+ * (newest_seen): that is the walker's answer, its row with no xmax, as for
+ * an index scan's fetch_newest_cb.  *older is then a copy of the header of
+ * the version before it, for the row's age; its vh_xmin is invalid for a
+ * record of one version.  The rows of a page being updated are mostly
+ * such records.
+ *
  * below, when given, stands in for the shared-record test of a page not yet
  * checked (see collect_page): the record must start below *below, the
  * start of the record read before it, which moves down to this one's.
@@ -426,7 +521,7 @@ write_plain_tuple(HeapTupleHeader td, const MinidbVersionData *v,
 static pg_attribute_always_inline bool
 plain_version(Page page, OffsetNumber off, TransactionId snapshot_xmin,
 			  uint32 *below, bool analyze, MinidbVersionData *v,
-			  const MinidbVersionHeader **pvh)
+			  const MinidbVersionHeader **pvh, MinidbVersionHeader *older)
 {
 	PageHeader	ph = (PageHeader) page;
 	ItemId		lp = PageGetItemId(page, off);
@@ -449,7 +544,8 @@ plain_version(Page page, OffsetNumber off, TransactionId snapshot_xmin,
 	}
 	rec = (const char *) page + lpoff;
 	if (!minidb_v3_plain_record(rec, lplen, &vh, &dataoff, &datalen))
-		return false;
+		return older != NULL &&
+			newest_seen(rec, lplen, snapshot_xmin, v, pvh, older);
 	flags = vh->vh_flags;
 	/* the helper refused a version hinted aborted and committed or frozen */
 	if (analyze)
@@ -457,10 +553,10 @@ plain_version(Page page, OffsetNumber off, TransactionId snapshot_xmin,
 		if (!(flags & (MINIDB_V_XMIN_COMMITTED | MINIDB_V_FROZEN)))
 			return false;
 	}
-	else if (!((flags & MINIDB_V_FROZEN) ||
-			   ((flags & MINIDB_V_XMIN_COMMITTED) &&
-				TransactionIdPrecedes(vh->vh_xmin, snapshot_xmin))))
+	else if (!version_seen(flags, vh->vh_xmin, snapshot_xmin))
 		return false;
+	if (older)
+		older->vh_xmin = InvalidTransactionId;
 
 	v->xmin = vh->vh_xmin;
 	v->cid = vh->vh_cid;
@@ -510,23 +606,6 @@ layout_prepare(MinidbScanDesc scan, TupleDesc desc)
 }
 
 /*
- * layout_valid's answer for the row of a plain version, known before the
- * row is written: a row without nulls, external or variable-width values
- * whose attributes are all among the leading fixed-width ones of the
- * descriptor layout_prepare last saw (collect_page makes that the
- * relation's) must end exactly where they do.  False leaves the row to
- * store_row's check.
- */
-static pg_attribute_always_inline bool
-plain_layout_valid(MinidbScanDesc scan, const MinidbVersionData *v)
-{
-	return !(v->flags & (MINIDB_V_HASNULL | MINIDB_V_HASEXTERNAL |
-						 MINIDB_V_HASVARWIDTH)) &&
-		v->natts <= scan->layout_nfixed &&
-		v->datalen == scan->layout_end[v->natts];
-}
-
-/*
  * plain_version for an MVCC scan, its row kept the way collect_record keeps
  * it.  False for anything else, which the caller hands to collect_record.
  */
@@ -537,9 +616,11 @@ collect_plain(MinidbScanDesc scan, Page page, BlockNumber blkno,
 	MinidbPageRows *rows = &scan->rows;
 	MinidbVersionData v;
 	const MinidbVersionHeader *vh;
+	MinidbVersionHeader older;
 	Size		size;
 
-	if (!plain_version(page, off, snapshot_xmin, below, false, &v, &vh))
+	if (!plain_version(page, off, snapshot_xmin, below, false, &v, &vh,
+					   &older))
 		return false;
 
 	/* SSI: a sequential scan locked the whole relation; the others the rows */
@@ -557,6 +638,8 @@ collect_plain(MinidbScanDesc scan, Page page, BlockNumber blkno,
 		MinidbRowAge age;
 
 		version_age(vh, false, &age);
+		if (TransactionIdIsValid(older.vh_xmin))
+			age_add_older(&age, &older);
 		rows_add_age(rows, &age);
 	}
 	if (!plain_layout_valid(scan, &v))
@@ -801,7 +884,12 @@ minidb_scan_begin(Relation rel, Snapshot snapshot, int nkeys,
 
 	RelationIncrementReferenceCount(rel);
 
-	scan = (MinidbScanDesc) palloc0(sizeof(MinidbScanDescData));
+	/* a scan of a small table is begun often: the large arrays stay unset */
+	scan = (MinidbScanDesc) palloc(sizeof(MinidbScanDescData));
+	memset(scan, 0, offsetof(MinidbScanDescData, rows));
+	rows_reset(&scan->rows);
+	scan->rows.arena = NULL;
+	scan->rows.arena_size = 0;
 	scan->base.rs_rd = rel;
 	scan->base.rs_snapshot = snapshot;
 	scan->base.rs_nkeys = nkeys;
@@ -984,24 +1072,6 @@ row_older(const MinidbPageRows *rows, int a, int b)
 	return ra->prev_cmin < rb->prev_cmin;
 }
 
-static void
-rows_swap(MinidbPageRows *rows, int a, int b)
-{
-	OffsetNumber off = rows->offsets[a];
-	uint32		start = rows->starts[a];
-	uint32		len = rows->lens[a];
-	MinidbRowAge age = rows->ages[a];
-
-	rows->offsets[a] = rows->offsets[b];
-	rows->starts[a] = rows->starts[b];
-	rows->lens[a] = rows->lens[b];
-	rows->ages[a] = rows->ages[b];
-	rows->offsets[b] = off;
-	rows->starts[b] = start;
-	rows->lens[b] = len;
-	rows->ages[b] = age;
-}
-
 /*
  * A sequential scan returns a page's rows in the order their visible
  * versions were written, oldest first (a stable sort: rows written by one
@@ -1010,25 +1080,62 @@ rows_swap(MinidbPageRows *rows, int a, int b)
  * while minidb updates rows in place; with it, a table that was updated
  * reads back in heap's order without ORDER BY.  The order of rows without
  * ORDER BY is unspecified, but users and tests read it.  Rows are nearly
- * always in order already: one pass checks that.
+ * always in order already: one pass checks that.  Otherwise (a page whose
+ * rows are updated in place, in no order: pgbench's tellers) an insertion
+ * sort of their indexes, each row placed by binary search after the rows
+ * it is not older than, then the rows moved once.
  */
-
 static void
 rows_order_by_age(MinidbPageRows *rows)
 {
+	int			n = rows->nrows;
 	int			i;
+	uint16		order[MaxHeapTuplesPerPage];
+	OffsetNumber offsets[MaxHeapTuplesPerPage];
+	uint32		starts[MaxHeapTuplesPerPage];
+	uint32		lens[MaxHeapTuplesPerPage];
 
 	if (rows->uniform)
 		return;					/* one age: their order stands */
 
 	/* of two rows of one age neither is older (a page one command wrote) */
-	for (i = 1; i < rows->nrows; i++)
+	for (i = 1; i < n; i++)
 		if (!ages_equal(&rows->ages[i], &rows->ages[i - 1]) &&
 			row_older(rows, i, i - 1))
 			break;
-	for (; i < rows->nrows; i++)
-		for (int j = i; j > 0 && row_older(rows, j, j - 1); j--)
-			rows_swap(rows, j, j - 1);
+	if (i >= n)
+		return;
+
+	for (int k = 0; k < n; k++)
+		order[k] = k;
+	for (; i < n; i++)
+	{
+		int			lo = 0;
+		int			hi = i;
+
+		/* the first of order[0..i-1] that row i is older than, or i */
+		while (lo < hi)
+		{
+			int			mid = (lo + hi) / 2;
+
+			if (row_older(rows, i, order[mid]))
+				hi = mid;
+			else
+				lo = mid + 1;
+		}
+		memmove(&order[lo + 1], &order[lo], (i - lo) * sizeof(uint16));
+		order[lo] = i;
+	}
+
+	memcpy(offsets, rows->offsets, n * sizeof(OffsetNumber));
+	memcpy(starts, rows->starts, n * sizeof(uint32));
+	memcpy(lens, rows->lens, n * sizeof(uint32));
+	for (int k = 0; k < n; k++)
+	{
+		rows->offsets[k] = offsets[order[k]];
+		rows->starts[k] = starts[order[k]];
+		rows->lens[k] = lens[order[k]];
+	}
 }
 
 /* Move to the next page with rows; false at the end of the scan */
@@ -1486,7 +1593,7 @@ analyze_plain_row(MinidbScanDesc scan, Page page, OffsetNumber off,
 
 	if (!plain_version(page, off, InvalidTransactionId,
 					   scan->analyze_checked ? NULL : &scan->analyze_below,
-					   true, &v, &vh))
+					   true, &v, &vh, NULL))
 		return false;
 	size = minidb_materialized_size(&v);
 	scan->rows.arena_used = 0;	/* the slot's previous row is done */

@@ -53,7 +53,8 @@ typedef struct MinidbPageRows
 	OffsetNumber offsets[MaxHeapTuplesPerPage];
 	uint32		starts[MaxHeapTuplesPerPage];	/* into arena */
 	uint32		lens[MaxHeapTuplesPerPage];
-	MinidbRowAge ages[MaxHeapTuplesPerPage];	/* seq scans' order */
+	MinidbRowAge ages[MaxHeapTuplesPerPage];	/* seq scans' order, by row
+												 * as collected */
 	char	   *arena;
 	Size		arena_size;
 	Size		arena_used;
@@ -74,7 +75,6 @@ typedef struct MinidbScanDescData
 	BufferAccessStrategy strategy;
 	struct ParallelBlockTableScanWorkerData *pworker;
 	HeapTupleData tuple;		/* what the slot points at */
-	MinidbPageRows rows;
 	MemoryContext cxt;
 	MinidbDeltaBuf delta;		/* older versions rebuilt from differences */
 
@@ -90,7 +90,6 @@ typedef struct MinidbScanDescData
 
 	/* sample scans */
 	BlockNumber sample_pos;
-	int			sample_visible[MaxHeapTuplesPerPage + 1];
 
 	/*
 	 * store_row's check of a row's attributes, for the slot's descriptor
@@ -101,6 +100,13 @@ typedef struct MinidbScanDescData
 	int			layout_nfixed;
 	uint32	   *layout_end;		/* layout_cap + 1 entries */
 	int			layout_cap;
+
+	/*
+	 * The large parts last: minidb_scan_begin zeroes what comes before
+	 * them, and sets what of them needs setting
+	 */
+	MinidbPageRows rows;
+	int			sample_visible[MaxHeapTuplesPerPage + 1];	/* by offset */
 } MinidbScanDescData;
 
 typedef MinidbScanDescData *MinidbScanDesc;

@@ -140,4 +140,44 @@ SELECT count(*) = 20 AS all_in_block_0 FROM m6 WHERE ctid < '(1,0)';
 SELECT array_agg(a) AS h6_rows FROM h6;
 SELECT array_agg(a) AS m6_rows FROM m6;
 
+-- 6. Forty rows each updated twice in place, one transaction an UPDATE,
+-- in a shuffled order: heap appends each new version, so its scan gives
+-- the rows in the order of their last update; minidb sorts the page's
+-- rows by their versions' ages.  Commits are flushed, so the first scan
+-- sets the hint bits and the second reads the hinted newest versions of
+-- these two-version records without the walker (plain_version,
+-- newest_seen): both give heap's order.  Then one UPDATE of every row
+-- writes versions of one age, ordered by the versions before them (read
+-- from the record by the walker, then by minidb_v3_older_header).
+SET synchronous_commit = on;
+CREATE PROCEDURE shuffled_updates(t regclass) LANGUAGE plpgsql AS $$
+BEGIN
+	FOR i IN 1..80 LOOP
+		EXECUTE format('UPDATE %s SET b = b + 1 WHERE a = %s', t,
+					   (i * 17) % 40 + 1);
+		COMMIT;
+	END LOOP;
+END $$;
+CREATE TABLE h7 (a int, b int, pad text) USING heap;
+CREATE TABLE m7 (a int, b int, pad text) USING minidb;
+INSERT INTO h7 SELECT g, 0 FROM generate_series(1, 40) g;
+INSERT INTO m7 SELECT g, 0 FROM generate_series(1, 40) g;
+CALL shuffled_updates('h7');
+CALL shuffled_updates('m7');
+SELECT array_agg(a) AS h7_rows FROM h7;
+SELECT (SELECT array_agg(a) FROM m7) = (SELECT array_agg(a) FROM h7)
+	AS m7_first_scan_as_heap;
+SELECT (SELECT array_agg(a) FROM m7) = (SELECT array_agg(a) FROM h7)
+	AS m7_hinted_scan_as_heap;
+SELECT count(*) AS m7_records_of_several_versions
+	FROM m7, LATERAL (SELECT count(*) AS n FROM minidb_chain('m7', m7.ctid)) c
+	WHERE c.n >= 2;
+UPDATE h7 SET b = b + 1;
+UPDATE m7 SET b = b + 1;
+SELECT (SELECT array_agg(a) FROM m7) = (SELECT array_agg(a) FROM h7)
+	AS m7_one_command_as_heap;
+SELECT (SELECT array_agg(a) FROM m7) = (SELECT array_agg(a) FROM h7)
+	AS m7_one_command_hinted_as_heap;
+RESET synchronous_commit;
+
 DROP SCHEMA am_scan_order CASCADE;

@@ -1280,7 +1280,8 @@ test_shortcut_damage(void)
  * token; version 0 is whole and not hinted aborted; and a record validate
  * refuses is damaged only where that read does not look (a middle
  * version; the last one's prefix and suffix bound).  When it validates,
- * version 0 is the reference walker's.
+ * version 0 is the reference walker's, and minidb_v3_older_header gives
+ * the reference's version 1 (nothing for a record of one version).
  */
 static bool
 np_agrees(char *rec, uint32 len, bool *accepted)
@@ -1327,6 +1328,19 @@ np_agrees(char *rec, uint32 len, bool *accepted)
 			(verr.version < nv - 1 || strcmp(verr.field, "r3_delta") == 0);
 	n = minidb_chain_decode_all(rec, len, &all, &err);
 	same = n == nv && n >= 1 && minidb_version_equal(&pv, &all[0]);
+	/* the header of version 1, for the scans' order: the reference's */
+	{
+		MinidbVersionHeader older;
+		bool		got = minidb_v3_older_header(rec, len, &older);
+
+		if (n >= 2)
+			same &= got && older.vh_xmin == all[1].xmin &&
+				older.vh_cid == all[1].cid &&
+				(older.vh_flags & ~MINIDB_V_ENC_MASK) ==
+				(all[1].flags & ~MINIDB_V_ENC_MASK);
+		else
+			same &= !got;
+	}
 	minidb_chain_free_all(all, n);
 	return same;
 }
