@@ -464,26 +464,57 @@ version_seen(uint16 flags, TransactionId xmin, TransactionId snapshot_xmin)
 }
 
 /*
- * plain_version's shortcut for a record of several versions (see there):
- * the head's hints are read first, so that a record whose newest version
- * the snapshot does not see costs no more than the test
+ * What plain_version needs for an MVCC scan's rows beyond the common one
+ * (see there), and what it gives back
+ */
+typedef struct PlainAsk
+{
+	Snapshot	snapshot;
+	Buffer		buffer;			/* the page's, share-locked */
+	MinidbVersionHeader older;	/* out: the header of the version before
+								 * the newest; vh_xmin invalid if none */
+} PlainAsk;
+
+/*
+ * The snapshot sees newest version vh of a record whose shape the caller
+ * has checked: by its hints, else, on a checked page, by the walker's
+ * predicate (minidb_mvcc_sees_newest, which may raise an error for a
+ * damaged xmin: on a page not yet checked, its own error must come
+ * first).  vh lies on the share-locked page, where hint bits may be set.
+ */
+static pg_attribute_always_inline bool
+newest_seen(const MinidbVersionHeader *vh, TransactionId snapshot_xmin,
+			PlainAsk *ask, bool page_checked)
+{
+	return version_seen(vh->vh_flags, vh->vh_xmin, snapshot_xmin) ||
+		(page_checked &&
+		 minidb_mvcc_sees_newest((MinidbVersionHeader *) vh, ask->snapshot,
+								 ask->buffer));
+}
+
+/*
+ * plain_version for a record of several versions (see there): its shape
+ * (minidb_v3_newest_plain), then whether the snapshot sees its newest
+ * version.  The head's flags are read first, so that a record no shortcut
+ * takes costs little more than that.
  */
 static pg_noinline bool
-newest_seen(const char *rec, uint32 len, TransactionId snapshot_xmin,
-			MinidbVersionData *v, const MinidbVersionHeader **pvh,
-			MinidbVersionHeader *older)
+plain_newest_of_many(const char *rec, uint32 len,
+					 TransactionId snapshot_xmin, bool page_checked,
+					 MinidbVersionData *v, const MinidbVersionHeader **pvh,
+					 PlainAsk *ask)
 {
 	const MinidbVersionHeader *vh;
 
 	if (len < MINIDB_R3_PLAIN_START + MINIDB_VERSION_HDRSZ)
 		return false;
 	vh = (const MinidbVersionHeader *) (rec + MINIDB_R3_PLAIN_START);
-	if ((vh->vh_flags & (MINIDB_V_XMIN_ABORTED | MINIDB_V_NODATA_MASK |
-						 MINIDB_V_VIRTUAL | MINIDB_V_XMIN_MULTI)) ||
-		!version_seen(vh->vh_flags, vh->vh_xmin, snapshot_xmin))
+	if (vh->vh_flags & (MINIDB_V_XMIN_ABORTED | MINIDB_V_NODATA_MASK |
+						MINIDB_V_VIRTUAL | MINIDB_V_XMIN_MULTI))
 		return false;
 	if (!minidb_v3_newest_plain(rec, len, v) ||
-		!minidb_v3_older_header(rec, len, older))
+		!minidb_v3_older_header(rec, len, &ask->older) ||
+		!newest_seen(vh, snapshot_xmin, ask, page_checked))
 		return false;
 	*pvh = vh;
 	return true;
@@ -502,14 +533,17 @@ newest_seen(const char *rec, uint32 len, TransactionId snapshot_xmin,
  * False for anything else, which the caller hands to the walker (it also
  * reports damage).
  *
- * With older given (an MVCC scan), a record of several versions takes the
- * same shortcut when its newest is stored whole, it has no end, no lockers
- * and no token, and the snapshot sees the newest by the same test
- * (newest_seen): that is the walker's answer, its row with no xmax, as for
- * an index scan's fetch_newest_cb.  *older is then a copy of the header of
- * the version before it, for the row's age; its vh_xmin is invalid for a
- * record of one version.  The rows of a page being updated are mostly
- * such records.
+ * With ask given (an MVCC scan), more records take the shortcut: a version
+ * its hints do not show seen is asked of the walker's predicate
+ * (newest_seen: most versions of a page being written are committed, but
+ * not hinted until their commit record is flushed), and a record of
+ * several versions whose newest is stored whole, with no end, no lockers
+ * and no token, gives its newest when the snapshot sees it
+ * (plain_newest_of_many).  The predicate is asked on a checked page only
+ * (below not given).  Either is the walker's answer, the row with no
+ * xmax, as for an index scan's fetch_newest_cb.  ask->older is then a
+ * copy of the header of the version before it, for the row's age (its
+ * vh_xmin invalid for a record of one version).
  *
  * below, when given, stands in for the shared-record test of a page not yet
  * checked (see collect_page): the record must start below *below, the
@@ -521,7 +555,7 @@ newest_seen(const char *rec, uint32 len, TransactionId snapshot_xmin,
 static pg_attribute_always_inline bool
 plain_version(Page page, OffsetNumber off, TransactionId snapshot_xmin,
 			  uint32 *below, bool analyze, MinidbVersionData *v,
-			  const MinidbVersionHeader **pvh, MinidbVersionHeader *older)
+			  const MinidbVersionHeader **pvh, PlainAsk *ask)
 {
 	PageHeader	ph = (PageHeader) page;
 	ItemId		lp = PageGetItemId(page, off);
@@ -544,8 +578,9 @@ plain_version(Page page, OffsetNumber off, TransactionId snapshot_xmin,
 	}
 	rec = (const char *) page + lpoff;
 	if (!minidb_v3_plain_record(rec, lplen, &vh, &dataoff, &datalen))
-		return older != NULL &&
-			newest_seen(rec, lplen, snapshot_xmin, v, pvh, older);
+		return ask != NULL &&
+			plain_newest_of_many(rec, lplen, snapshot_xmin, below == NULL,
+								 v, pvh, ask);
 	flags = vh->vh_flags;
 	/* the helper refused a version hinted aborted and committed or frozen */
 	if (analyze)
@@ -553,10 +588,12 @@ plain_version(Page page, OffsetNumber off, TransactionId snapshot_xmin,
 		if (!(flags & (MINIDB_V_XMIN_COMMITTED | MINIDB_V_FROZEN)))
 			return false;
 	}
-	else if (!version_seen(flags, vh->vh_xmin, snapshot_xmin))
+	else if (ask == NULL ?
+			 !version_seen(flags, vh->vh_xmin, snapshot_xmin) :
+			 !newest_seen(vh, snapshot_xmin, ask, below == NULL))
 		return false;
-	if (older)
-		older->vh_xmin = InvalidTransactionId;
+	if (ask)
+		ask->older.vh_xmin = InvalidTransactionId;
 
 	v->xmin = vh->vh_xmin;
 	v->cid = vh->vh_cid;
@@ -610,17 +647,20 @@ layout_prepare(MinidbScanDesc scan, TupleDesc desc)
  * it.  False for anything else, which the caller hands to collect_record.
  */
 static pg_attribute_always_inline bool
-collect_plain(MinidbScanDesc scan, Page page, BlockNumber blkno,
-			  OffsetNumber off, TransactionId snapshot_xmin, uint32 *below)
+collect_plain(MinidbScanDesc scan, Buffer buffer, Page page,
+			  BlockNumber blkno, OffsetNumber off,
+			  TransactionId snapshot_xmin, uint32 *below)
 {
 	MinidbPageRows *rows = &scan->rows;
 	MinidbVersionData v;
 	const MinidbVersionHeader *vh;
-	MinidbVersionHeader older;
+	PlainAsk	ask;
 	Size		size;
 
+	ask.snapshot = scan->base.rs_snapshot;
+	ask.buffer = buffer;
 	if (!plain_version(page, off, snapshot_xmin, below, false, &v, &vh,
-					   &older))
+					   &ask))
 		return false;
 
 	/* SSI: a sequential scan locked the whole relation; the others the rows */
@@ -638,8 +678,8 @@ collect_plain(MinidbScanDesc scan, Page page, BlockNumber blkno,
 		MinidbRowAge age;
 
 		version_age(vh, false, &age);
-		if (TransactionIdIsValid(older.vh_xmin))
-			age_add_older(&age, &older);
+		if (TransactionIdIsValid(ask.older.vh_xmin))
+			age_add_older(&age, &ask.older);
 		rows_add_age(rows, &age);
 	}
 	if (!plain_layout_valid(scan, &v))
@@ -724,14 +764,14 @@ collect_page(MinidbScanDesc scan, BlockNumber blkno,
 								  Min(ItemIdGetOffset(next) +
 									  ItemIdGetLength(next), BLCKSZ - 1));
 				}
-				if (collect_plain(scan, page, blkno, off, xmin,
+				if (collect_plain(scan, buffer, page, blkno, off, xmin,
 								  checked ? NULL : &below))
 					continue;
 				if (!checked)
 				{
 					minidb_page_check(rel, buffer);
 					checked = true;
-					if (collect_plain(scan, page, blkno, off, xmin, NULL))
+					if (collect_plain(scan, buffer, page, blkno, off, xmin, NULL))
 						continue;
 				}
 				collect_record(scan, buffer, blkno, off);
@@ -742,7 +782,7 @@ collect_page(MinidbScanDesc scan, BlockNumber blkno,
 			for (int i = 0; i < noffsets; i++)
 				if (offsets[i] <= maxoff &&
 					(offsets[i] < FirstOffsetNumber ||
-					 !collect_plain(scan, page, blkno, offsets[i], xmin,
+					 !collect_plain(scan, buffer, page, blkno, offsets[i], xmin,
 									NULL)))
 					collect_record(scan, buffer, blkno, offsets[i]);
 		}

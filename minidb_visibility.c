@@ -533,6 +533,23 @@ visible_mvcc(MinidbVersionHeader *vh, int index, void *arg)
 }
 
 /*
+ * mvcc_sees for a record's newest version, asked without a walk by a reader
+ * that has checked the record's shape (minidb_scan.c, plain_version): for
+ * the newest version the walker's predicate is this one test, and seeing
+ * it passes over no version (nothing to report to SSI).  Hints are set as
+ * the walker's read sets them; vh lies on buffer's page.
+ */
+bool
+minidb_mvcc_sees_newest(MinidbVersionHeader *vh, Snapshot snapshot,
+						Buffer buffer)
+{
+	MinidbVisArg va = {.snapshot = snapshot,.buffer = buffer};
+
+	Assert(snapshot->snapshot_type == SNAPSHOT_MVCC);
+	return mvcc_sees(vh, &va);
+}
+
+/*
  * SSI: a serializable reader passing over a version it cannot see has read
  * around that version's writer, which is concurrent with it (an rw-conflict
  * out), as heap's HeapCheckForSerializableConflictOut reports for the

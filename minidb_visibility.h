@@ -90,6 +90,9 @@ extern bool minidb_version_is_newest_committed(Relation rel, ItemPointer tid,
 											   Buffer buffer,
 											   const MinidbVersionRef *ref);
 
+extern bool minidb_mvcc_sees_newest(MinidbVersionHeader *vh,
+									Snapshot snapshot, Buffer buffer);
+
 /* Visible version of a record under a snapshot; -1 none, error on damage */
 extern int	minidb_find_visible(Relation rel, ItemPointer tid, char *rec,
 								uint32 len, Snapshot snapshot, Buffer buffer,
