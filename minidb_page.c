@@ -70,14 +70,36 @@ minidb_page_damage(Page page)
  * read as the other row.  Line pointers of records that reach outside the
  * page are left to minidb_page_item.  Returns the later of the two (and the
  * earlier in *first), or InvalidOffsetNumber.
+ *
+ * Records are added downwards, and a record that grows in place moves the
+ * ones below it down (PageIndexTupleOverwrite): on most pages every record
+ * starts below the one before it, and then none can share a start.  Only
+ * a page where that fails (line pointers reused after pruning) takes the
+ * map of starts.
  */
 OffsetNumber
 minidb_page_shared_record(Page page, OffsetNumber *first)
 {
-	uint64		seen[BLCKSZ / MAXIMUM_ALIGNOF / 64] = {0};
+	uint64		seen[BLCKSZ / MAXIMUM_ALIGNOF / 64];
 	OffsetNumber maxoff = minidb_page_maxoff(page);
+	uint32		below = PG_UINT32_MAX;
+	OffsetNumber off;
 
-	for (OffsetNumber off = FirstOffsetNumber; off <= maxoff; off++)
+	for (off = FirstOffsetNumber; off <= maxoff; off++)
+	{
+		ItemId		lp = PageGetItemId(page, off);
+
+		if (!ItemIdIsNormal(lp))
+			continue;
+		if (ItemIdGetOffset(lp) >= below)
+			break;
+		below = ItemIdGetOffset(lp);
+	}
+	if (off > maxoff)
+		return InvalidOffsetNumber;
+
+	memset(seen, 0, sizeof(seen));
+	for (off = FirstOffsetNumber; off <= maxoff; off++)
 	{
 		ItemId		lp = PageGetItemId(page, off);
 		uint32		unit = ItemIdGetOffset(lp) / MAXIMUM_ALIGNOF;
