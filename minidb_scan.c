@@ -1197,6 +1197,7 @@ rows_order_by_age(MinidbPageRows *rows)
 {
 	int			n = rows->nrows;
 	int			i;
+	bool		keyed;
 	uint16		order[MaxHeapTuplesPerPage];
 	AgeKey		keys[MaxHeapTuplesPerPage];
 	OffsetNumber offsets[MaxHeapTuplesPerPage];
@@ -1214,56 +1215,35 @@ rows_order_by_age(MinidbPageRows *rows)
 	if (i >= n)
 		return;
 
+	keyed = rows_age_keys(rows, keys);
+#ifdef MINIDB_CHECK_FAST_PATH
+	/* the keys must order every two rows as row_older does */
+	for (int a = 0; keyed && a < n; a++)
+		for (int b = 0; b < n; b++)
+			if (age_key_less(&keys[a], &keys[b]) != row_older(rows, a, b))
+				elog(ERROR, "the age keys of rows %d and %d disagree with row_older",
+					 a, b);
+#endif
 	for (int k = 0; k < n; k++)
 		order[k] = k;
-	if (rows_age_keys(rows, keys))
+	for (; i < n; i++)
 	{
-#ifdef MINIDB_CHECK_FAST_PATH
-		/* the keys must order every two rows as row_older does */
-		for (int a = 0; a < n; a++)
-			for (int b = 0; b < n; b++)
-				if (age_key_less(&keys[a], &keys[b]) != row_older(rows, a, b))
-					elog(ERROR, "the age keys of rows %d and %d disagree with row_older",
-						 a, b);
-#endif
-		for (; i < n; i++)
+		int			lo = 0;
+		int			hi = i;
+
+		/* the first of order[0..i-1] that row i is older than, or i */
+		while (lo < hi)
 		{
-			int			lo = 0;
-			int			hi = i;
+			int			mid = (lo + hi) / 2;
 
-			/* the first of order[0..i-1] that row i is older than, or i */
-			while (lo < hi)
-			{
-				int			mid = (lo + hi) / 2;
-
-				if (age_key_less(&keys[i], &keys[order[mid]]))
-					hi = mid;
-				else
-					lo = mid + 1;
-			}
-			memmove(&order[lo + 1], &order[lo], (i - lo) * sizeof(uint16));
-			order[lo] = i;
+			if (keyed ? age_key_less(&keys[i], &keys[order[mid]]) :
+				row_older(rows, i, order[mid]))
+				hi = mid;
+			else
+				lo = mid + 1;
 		}
-	}
-	else
-	{
-		for (; i < n; i++)
-		{
-			int			lo = 0;
-			int			hi = i;
-
-			while (lo < hi)
-			{
-				int			mid = (lo + hi) / 2;
-
-				if (row_older(rows, i, order[mid]))
-					hi = mid;
-				else
-					lo = mid + 1;
-			}
-			memmove(&order[lo + 1], &order[lo], (i - lo) * sizeof(uint16));
-			order[lo] = i;
-		}
+		memmove(&order[lo + 1], &order[lo], (i - lo) * sizeof(uint16));
+		order[lo] = i;
 	}
 
 	memcpy(offsets, rows->offsets, n * sizeof(OffsetNumber));
