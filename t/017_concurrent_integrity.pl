@@ -1,9 +1,10 @@
 # Concurrent writers and row lockers on a few hot rows, heap beside: no
-# committed change is lost, no row is duplicated and nothing deadlocks
-# (heap's run of the same load never does), under READ COMMITTED,
-# REPEATABLE READ and SERIALIZABLE (pgbench retries serialization
-# failures there).  pgbench mixes these transactions over 4 parents, each
-# writing a ledger that the end state is checked against:
+# committed change is lost, no row is duplicated and minidb's run never
+# deadlocks (heap's deadlocks, if any, are noted, not failed: heap is the
+# oracle here, not the subject), under READ COMMITTED, REPEATABLE READ and
+# SERIALIZABLE (pgbench retries serialization failures there).  pgbench
+# mixes these transactions over 4 parents, each writing a ledger that the
+# end state is checked against:
 #   fk      UPDATE one parent's counter, INSERT a child of another (its FK
 #           check locks that parent FOR KEY SHARE): bench/fk.sh's load
 #   locked  SELECT ... FOR NO KEY UPDATE, then UPDATE the counter
@@ -28,6 +29,20 @@ use PostgreSQL::Test::Utils;
 use Test::More;
 
 my $seconds = $ENV{MINIDB_STRESS_SECONDS} // 8;
+
+# The deadlocks in the server log after byte $offset, each as its
+# statement and detail
+sub deadlocks_since
+{
+	my ($node, $offset) = @_;
+	my $log = substr(slurp_file($node->logfile), $offset);
+	my @found;
+	while ($log =~ /ERROR:  deadlock detected\n(.*?)STATEMENT:  ([^\n]*)/sg)
+	{
+		push @found, "$2 ($1)";
+	}
+	return @found;
+}
 
 my $node = PostgreSQL::Test::Cluster->new('integrity');
 $node->init;
@@ -141,8 +156,7 @@ INSERT INTO doctors_$t SELECT i, true FROM generate_series(1, 5) i;
 		my %mine =
 		  map { my $f = $_; (my $s = $all{$f}) =~ s/_AM/_$t/g; ("${t}_$f" => $s) }
 		  keys %all;
-		my $deadlocks_before = $node->safe_psql('postgres',
-			"SELECT deadlocks FROM pg_stat_database WHERE datname = 'postgres'");
+		my $log_offset = -s $node->logfile;
 
 		# serialization failures (not READ COMMITTED) are retried
 		(my $opt = $level) =~ s/ /\\ /g;
@@ -151,12 +165,23 @@ INSERT INTO doctors_$t SELECT i, true FROM generate_series(1, 5) i;
 		$node->pgbench("-n -c 8 -j 8 -T $seconds $retries", 0,
 			[qr{processed: [1-9]}], [qr{^$}], "$am, $level: pgbench ran",
 			\%mine);
-		$node->safe_psql('postgres', 'SELECT pg_stat_force_next_flush()');
-		sleep 1;
-		my $deadlocks = $node->safe_psql('postgres',
-			"SELECT deadlocks FROM pg_stat_database WHERE datname = 'postgres'")
-		  - $deadlocks_before;
-		is($deadlocks, 0, "$am, $level: no deadlocks");
+
+		# A backend writes its deadlock error to the log before its client
+		# hears of it, so the log holds this run's once pgbench is done, and
+		# no other run's.  (pg_stat_database's counter is flushed when a
+		# backend exits, which can be after the next run has begun.)
+		my @deadlocks = deadlocks_since($node, $log_offset);
+		if ($am eq 'heap')
+		{
+			# heap is the oracle, not the subject: a deadlock heap's own
+			# locking allows under this load is reported, not failed
+			note("heap, $level: deadlock: $_") foreach @deadlocks;
+		}
+		else
+		{
+			is(scalar(@deadlocks), 0, "$am, $level: no deadlocks");
+			diag("deadlock: $_") foreach @deadlocks;
+		}
 		is( $node->safe_psql('postgres', qq{
 SELECT (SELECT sum(hits) FROM parent_$t)
      - (SELECT count(*) FROM child_$t)
