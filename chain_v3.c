@@ -809,8 +809,10 @@ v3_nversions(const char *rec, uint32 reclen)
  * What the xmax and successor fields would still add to the record: the
  * head's data moves from MAXALIGN(start0 + header + bitmap) to where it
  * lies behind the longest header, and every later version moves with it
- * (by a multiple of MAXIMUM_ALIGNOF).  Reads the info byte and the head's
- * header only; a record too short to hold them asks for the most.
+ * (by a multiple of MAXIMUM_ALIGNOF).  Reads the info byte, and the head's
+ * header when the move is not a multiple of MAXIMUM_ALIGNOF itself (a
+ * record with one of the two fields); a record too short to hold them asks
+ * for the most.
  */
 uint32
 v3_reserve(const char *rec, uint32 reclen)
@@ -826,6 +828,9 @@ v3_reserve(const char *rec, uint32 reclen)
 		return 0;
 	if (reclen < start0 + MINIDB_VERSION_HDRSZ)
 		return (reclen == prefix_len(info)) ? 0 : MINIDB_SLOT_RESERVE;
+	/* a move by whole MAXALIGN steps is the same whatever the bitmap */
+	if ((longest - start0) % MAXIMUM_ALIGNOF == 0)
+		return longest - start0;
 	memcpy(&head, rec + start0, sizeof(head));
 	bitmaplen = (head.vh_flags & MINIDB_V_HASNULL) ?
 		MINIDB_BITMAPLEN(head.vh_natts) : 0;

@@ -446,6 +446,7 @@ test_reserve(void)
 {
 	uint32		worst[5] = {0, 0, 0, 0, 0};
 	int			shapes = 0;
+	int			own_short = 0;
 
 	for (int depth = 1; depth <= 12; depth++)
 		for (int nulls = 0; nulls <= 2; nulls++)
@@ -472,7 +473,26 @@ test_reserve(void)
 					b.len = minidb_record_prepend(b.p, b.size, b.p, b.len, &v);
 				}
 				for (int w = 0; w < 5; w++)
-					worst[w] = Max(worst[w], growth_of(&b, w));
+				{
+					uint32		g = growth_of(&b, w);
+
+					worst[w] = Max(worst[w], g);
+					if (g > minidb_record_reserve(b.p, b.len))
+						own_short++;
+				}
+				/* a locked record (its xmax there): what a row end adds */
+				{
+					MinidbLockers lk = {FirstNormalTransactionId + 999,
+					MINIDB_LOCK_SHARE, false, false};
+					Buf			l = buf_new(4096);
+
+					l.len = minidb_record_set_lockers(l.p, l.size, b.p, b.len,
+													  &lk);
+					for (int w = 1; w <= 4; w += (w == 2 ? 2 : 1))
+						if (growth_of(&l, w) > minidb_record_reserve(l.p, l.len))
+							own_short++;
+					pfree(l.p);
+				}
 				shapes++;
 				pfree(b.p);
 			}
@@ -482,6 +502,9 @@ test_reserve(void)
 	   "over %d record shapes a lock grows a record by at most %u bytes, a DELETE %u, a move %u, a lock then a move %u, a partition move %u (the reserve: %u)",
 	   shapes, worst[0], worst[1], worst[2], worst[3], worst[4],
 	   (uint32) MINIDB_SLOT_RESERVE);
+	ok(own_short == 0,
+	   "each record's own reserve (minidb_record_reserve) covers its growth: %d of %d short",
+	   own_short, shapes * 8);
 }
 
 static TransactionId
