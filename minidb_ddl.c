@@ -160,8 +160,8 @@ rewrite_add(RewriteWriter *rw, const char *rec, uint32 len)
 														   HEAP_DEFAULT_FILLFACTOR);
 
 	if (rw->has_page &&
-		minidb_page_free_for_insert((Page) rw->page.data) <
-		MAXALIGN(len) + keep_free)
+		!minidb_page_room_for_insert((Page) rw->page.data,
+									 MAXALIGN(len) + keep_free))
 		rewrite_flush(rw);
 	if (!rw->has_page)
 	{

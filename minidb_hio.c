@@ -40,7 +40,7 @@ prune_for_room(Relation rel, Buffer buffer, Size needed)
 		minidb_page_prunable_bytes(page, GlobalVisTestFor(rel), buffer) < needed)
 		return false;
 	minidb_prune_buffer(rel, buffer);
-	return minidb_page_free_for_insert(page) >= needed;
+	return minidb_page_room_for_insert(page, needed);
 }
 
 /* Lock a candidate page; true if it has "needed" bytes free for a record */
@@ -56,7 +56,7 @@ candidate_has_room(Relation rel, Buffer buffer, Size needed, bool wait)
 	if (PageIsNew(page))
 		return true;
 	minidb_page_check(rel, buffer);
-	if (minidb_page_free_for_insert(page) >= needed)
+	if (minidb_page_room_for_insert(page, needed))
 		return true;
 	if (prune_for_room(rel, buffer, needed))
 		return true;

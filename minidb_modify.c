@@ -598,7 +598,7 @@ minidb_multi_insert(Relation rel, TupleTableSlot **slots, int nslots,
 			ItemPointerSet(&slots[i]->tts_tid, blkno, off);
 			i++;
 		} while (i < nslots &&
-				 minidb_page_free_for_insert(page) >= MAXALIGN(lens[i]) + keep_free);
+				 minidb_page_room_for_insert(page, MAXALIGN(lens[i]) + keep_free));
 		minidb_write_finish(&w);
 		bistate_remember(bistate, buffer);
 		UnlockReleaseBuffer(buffer);
@@ -742,7 +742,7 @@ make_room_in_place(Relation rel, Buffer buffer, OffsetNumber off,
 	newlen = minidb_record_prepend_size_ex(rec, len, v, *format, NULL);
 	if (newlen > MINIDB_MAX_RECORD_LEN)
 		return false;
-	if (minidb_page_free_for_replace(page, off, newlen) > 0)
+	if (minidb_page_room_for_replace(page, off, newlen))
 		return true;
 	if (!page_worth_pruning(rel, page))
 		return false;
@@ -752,7 +752,7 @@ make_room_in_place(Relation rel, Buffer buffer, OffsetNumber off,
 	rec = minidb_page_record(rel, buffer, off, &len);
 	*format = write_format(rec, len, v, NULL);
 	newlen = minidb_record_prepend_size_ex(rec, len, v, *format, NULL);
-	return minidb_page_free_for_replace(page, off, newlen) > 0;
+	return minidb_page_room_for_replace(page, off, newlen);
 }
 
 typedef struct UpdateTarget
@@ -781,7 +781,7 @@ move_compact(UpdateTarget *ut, const MinidbVersionData *marker, int format,
 	int			n;
 	ItemPointerData newtid;
 
-	if (minidb_page_free_for_insert(page) < MAXALIGN(newlen))
+	if (!minidb_page_room_for_insert(page, MAXALIGN(newlen)))
 		newbuf = minidb_buffer_for_insert(rel, newlen, NULL, ut->buffer,
 										  &is_new);
 	keep = prune_plan_for(rel, page, off, ut->buffer, &n);
@@ -860,7 +860,7 @@ write_update(UpdateTarget *ut, bool try_in_place, bool *in_place)
 	minidb_write_begin(&w, rel);
 	page = minidb_write_page(&w, ut->buffer, false);
 	target = page;
-	if (minidb_page_free_for_insert(page) < MAXALIGN(newlen))
+	if (!minidb_page_room_for_insert(page, MAXALIGN(newlen)))
 	{
 		bool		is_new;
 

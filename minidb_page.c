@@ -404,18 +404,74 @@ minidb_page_free_for_insert(Page page)
 	return space > reserve ? space - reserve : 0;
 }
 
+/*
+ * Is the page's reserve at most limit?  Most pages being written have room
+ * to spare: an upper bound of the reserve, MINIDB_SLOT_RESERVE for a V3
+ * record (what v3_reserve returns at most) and what minidb_page_reserve
+ * counts otherwise, answers from each record's first byte without parsing
+ * its header.  minidb_page_reserve is asked only when the bound is over.
+ */
+static bool
+page_reserve_within(Page page, Size limit)
+{
+	OffsetNumber maxoff = minidb_page_maxoff(page);
+	PageHeader	ph = (PageHeader) page;
+	Size		bound = 0;
+
+	for (OffsetNumber off = FirstOffsetNumber; off <= maxoff; off++)
+	{
+		ItemId		lp = PageGetItemId(page, off);
+		uint32		lpoff = ItemIdGetOffset(lp);
+
+		if (!ItemIdIsNormal(lp))
+			continue;
+		if (lpoff < ph->pd_upper || ItemIdGetLength(lp) < MINIDB_R3_INFO_PREFIX ||
+			lpoff + ItemIdGetLength(lp) > ph->pd_special ||
+			minidb_record_format_of((char *) page + lpoff) != MINIDB_FORMAT_V3)
+			bound += MINIDB_LEGACY_RESERVE;
+		else
+			bound += MINIDB_SLOT_RESERVE;
+	}
+#ifdef MINIDB_CHECK_FAST_PATH
+	if (minidb_page_reserve(page) > bound)
+		elog(ERROR, "minidb page reserve %zu over its bound %zu",
+			 minidb_page_reserve(page), bound);
+#endif
+	if (bound <= limit)
+		return true;
+	return minidb_page_reserve(page) <= limit;
+}
+
+/*
+ * Room for a new (V3) record taking needed bytes (its MAXALIGNed length,
+ * plus any room the caller keeps free), its line pointer and the reserve
+ * kept: minidb_page_free_for_insert(page) >= needed, without summing the
+ * reserve when the page clearly has room.
+ */
+bool
+minidb_page_room_for_insert(Page page, Size needed)
+{
+	Size		space = PageGetFreeSpace(page);	/* minus one line pointer */
+
+	Assert(needed > 0);
+	if (PageGetMaxOffsetNumber(page) >= MaxHeapTuplesPerPage)
+		return false;
+	if (space < needed + MINIDB_SLOT_RESERVE)
+		return false;
+	return page_reserve_within(page, space - needed - MINIDB_SLOT_RESERVE);
+}
+
 /* Room for the record at off to become newlen bytes, reserves kept */
-Size
-minidb_page_free_for_replace(Page page, OffsetNumber off, uint32 newlen)
+bool
+minidb_page_room_for_replace(Page page, OffsetNumber off, uint32 newlen)
 {
 	ItemId		lp = PageGetItemId(page, off);
 	Size		avail = PageGetExactFreeSpace(page) +
 		MAXALIGN(ItemIdGetLength(lp));
-	Size		reserve = minidb_page_reserve(page);
 
-	if (avail < MAXALIGN(newlen) + reserve)
-		return 0;
-	return avail - MAXALIGN(newlen) - reserve + 1;
+	if (avail < MAXALIGN(newlen))
+		return false;
+	return page_reserve_within(page, avail - MAXALIGN(newlen));
 }
 
 OffsetNumber

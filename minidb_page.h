@@ -69,7 +69,8 @@ extern void minidb_page_init(Page page);
 extern void minidb_page_check(Relation rel, Buffer buffer);
 extern Size minidb_page_reserve(Page page);
 extern Size minidb_page_free_for_insert(Page page);
-extern Size minidb_page_free_for_replace(Page page, OffsetNumber off,
+extern bool minidb_page_room_for_insert(Page page, Size needed);
+extern bool minidb_page_room_for_replace(Page page, OffsetNumber off,
 										 uint32 newlen);
 extern OffsetNumber minidb_page_add_record(Page page, const char *rec,
 										   uint32 len);
