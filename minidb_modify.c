@@ -834,7 +834,7 @@ write_update(UpdateTarget *ut, bool try_in_place, bool *in_place)
 	 * our own), as heap gives them to the new tuple version: a DELETE of the
 	 * moved row must still wait for a FOR KEY SHARE lock taken before.
 	 */
-	oldrec = minidb_page_record_at(rel, ut->buffer, ut->otid, &oldlen);
+	oldrec = minidb_page_checked_record_at(rel, ut->buffer, ut->otid, &oldlen);
 	minidb_get_lockers(oldrec, &lk);
 	memset(&extra, 0, sizeof(extra));
 	extra.lockers = minidb_lockers_live(&lk) ? &lk : NULL;
@@ -1022,8 +1022,9 @@ minidb_tuple_update(Relation rel, ItemPointer potid, TupleTableSlot *slot,
 	ut.cid = cid;
 	ut.keys_updated = (*lockmode == LockTupleExclusive);
 	/* the new version keeps the row's lockers: heap's xmax of the new tuple */
-	minidb_get_lockers(minidb_page_record_at(rel, buffer, otid, &oldlen),
-							  &lockers);
+	minidb_get_lockers(minidb_page_checked_record_at(rel, buffer, otid,
+													 &oldlen),
+					   &lockers);
 	/* the superseded version's header (the record may change under TOAST) */
 	head = *rc.head.vh;
 	ut.head = &head;

@@ -577,9 +577,22 @@ char *
 minidb_page_record_at(Relation rel, Buffer buffer, ItemPointer tid,
 					  uint32 *len)
 {
-	char	   *rec = minidb_page_get_record(rel, buffer,
-											 ItemPointerGetOffsetNumber(tid),
-											 len);
+	minidb_page_check(rel, buffer);
+	return minidb_page_checked_record_at(rel, buffer, tid, len);
+}
+
+/*
+ * The same on a page this backend has checked with minidb_page_record_at
+ * and kept pinned since (it may have let the buffer's lock go: the page
+ * stayed in memory, and what changed it meanwhile were writers, which keep
+ * a page whole), without checking the page again.
+ */
+char *
+minidb_page_checked_record_at(Relation rel, Buffer buffer, ItemPointer tid,
+							  uint32 *len)
+{
+	char	   *rec = minidb_page_record(rel, buffer,
+										 ItemPointerGetOffsetNumber(tid), len);
 
 	if (rec == NULL)
 		elog(ERROR, "no minidb record at (%u,%u) in relation \"%s\"",

@@ -101,6 +101,8 @@ extern char *minidb_page_get_record(Relation rel, Buffer buffer,
 extern char *minidb_image_record(Page image, OffsetNumber off, uint32 *len);
 extern char *minidb_page_record_at(Relation rel, Buffer buffer,
 								   ItemPointer tid, uint32 *len);
+extern char *minidb_page_checked_record_at(Relation rel, Buffer buffer,
+											 ItemPointer tid, uint32 *len);
 
 /*
  * Pruning plans.  Pruning and VACUUM decide what to do to a
