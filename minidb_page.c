@@ -409,7 +409,9 @@ minidb_page_free_for_insert(Page page)
  * to spare: an upper bound of the reserve, MINIDB_SLOT_RESERVE for a V3
  * record (what v3_reserve returns at most) and what minidb_page_reserve
  * counts otherwise, answers from each record's first byte without parsing
- * its header.  minidb_page_reserve is asked only when the bound is over.
+ * its header (and a page with room for the most any record keeps, from its
+ * line pointer count alone).  minidb_page_reserve is asked only when the
+ * bound is over.
  */
 static bool
 page_reserve_within(Page page, Size limit)
@@ -418,6 +420,16 @@ page_reserve_within(Page page, Size limit)
 	PageHeader	ph = (PageHeader) page;
 	Size		bound = 0;
 
+	/* no record keeps more than MINIDB_LEGACY_RESERVE */
+	bound = (Size) maxoff * MINIDB_LEGACY_RESERVE;
+#ifdef MINIDB_CHECK_FAST_PATH
+	if (minidb_page_reserve(page) > bound)
+		elog(ERROR, "minidb page reserve %zu over its bound %zu",
+			 minidb_page_reserve(page), bound);
+#endif
+	if (bound <= limit)
+		return true;
+	bound = 0;
 	for (OffsetNumber off = FirstOffsetNumber; off <= maxoff; off++)
 	{
 		ItemId		lp = PageGetItemId(page, off);
