@@ -360,36 +360,102 @@ minidb_page_locate(const void *ptr, Buffer *buffer, OffsetNumber *off)
 }
 
 /*
+ * The record a normal line pointer of page names, for counting reserves:
+ * NULL when the line pointer is damaged (readers report that; the reserve
+ * counts it as MINIDB_LEGACY_RESERVE).
+ */
+static inline const char *
+reserve_record(Page page, ItemId lp)
+{
+	PageHeader	ph = (PageHeader) page;
+	uint32		lpoff = ItemIdGetOffset(lp);
+	uint32		lplen = ItemIdGetLength(lp);
+
+	if (lpoff < ph->pd_upper || lplen < MINIDB_R3_INFO_PREFIX ||
+		lpoff + lplen > ph->pd_special)
+		return NULL;
+	return (const char *) page + lpoff;
+}
+
+/*
  * Space the page keeps for its records' ends and locks (see minidb_page.h):
  * what each record may still grow by (minidb_record_reserve: at most 8
  * bytes for a V3 record, nothing once its xmax and successor fields are
  * there; a marker for a V1 or V2 record).  Reads the start of every record:
- * a few microseconds per page, paid by inserts and in-place updates
- * looking for room.
+ * a few microseconds per page; writers looking for room ask
+ * page_reserve_within, which mostly does without.
  */
 Size
 minidb_page_reserve(Page page)
 {
 	OffsetNumber maxoff = minidb_page_maxoff(page);
-	PageHeader	ph = (PageHeader) page;
 	Size		reserve = 0;
 
 	for (OffsetNumber off = FirstOffsetNumber; off <= maxoff; off++)
 	{
 		ItemId		lp = PageGetItemId(page, off);
-		uint32		lpoff = ItemIdGetOffset(lp);
-		uint32		lplen = ItemIdGetLength(lp);
+		const char *rec;
 
 		if (!ItemIdIsNormal(lp))
 			continue;
-		/* a damaged line pointer is for readers to report: count it */
-		if (lpoff < ph->pd_upper || lplen < MINIDB_R3_INFO_PREFIX ||
-			lpoff + lplen > ph->pd_special)
+		rec = reserve_record(page, lp);
+		if (rec == NULL)
 			reserve += MINIDB_LEGACY_RESERVE;
 		else
-			reserve += minidb_record_reserve((char *) page + lpoff, lplen);
+			reserve += minidb_record_reserve(rec, ItemIdGetLength(lp));
 	}
 	return reserve;
+}
+
+/*
+ * An upper bound of minidb_page_reserve from each record's first byte:
+ * MINIDB_SLOT_RESERVE for a V3 record (what v3_reserve returns at most),
+ * MINIDB_LEGACY_RESERVE for any other and for a damaged line pointer.
+ */
+static Size
+page_reserve_bound(Page page)
+{
+	OffsetNumber maxoff = minidb_page_maxoff(page);
+	Size		bound = 0;
+
+	for (OffsetNumber off = FirstOffsetNumber; off <= maxoff; off++)
+	{
+		ItemId		lp = PageGetItemId(page, off);
+		const char *rec;
+
+		if (!ItemIdIsNormal(lp))
+			continue;
+		rec = reserve_record(page, lp);
+		if (rec != NULL && minidb_record_format_of(rec) == MINIDB_FORMAT_V3)
+			bound += MINIDB_SLOT_RESERVE;
+		else
+			bound += MINIDB_LEGACY_RESERVE;
+	}
+	return bound;
+}
+
+/*
+ * Is the page's reserve at most limit?  Most pages being written have room
+ * to spare, which a bound tells without reading every record's header:
+ * first the line pointer count times the most any record keeps, then
+ * page_reserve_bound.  minidb_page_reserve sums it only when both are
+ * over.  (The sanitizer build checks the bound it used against the sum.)
+ */
+static bool
+page_reserve_within(Page page, Size limit)
+{
+	Size		bound = (Size) minidb_page_maxoff(page) * MINIDB_LEGACY_RESERVE;
+
+	if (bound > limit)
+		bound = page_reserve_bound(page);
+#ifdef MINIDB_CHECK_FAST_PATH
+	if (minidb_page_reserve(page) > bound)
+		elog(ERROR, "minidb page reserve %zu over its bound %zu",
+			 minidb_page_reserve(page), bound);
+#endif
+	if (bound <= limit)
+		return true;
+	return minidb_page_reserve(page) <= limit;
 }
 
 /* Room for a new (V3) record's bytes, its line pointer and reserve kept */
@@ -402,56 +468,6 @@ minidb_page_free_for_insert(Page page)
 	if (PageGetMaxOffsetNumber(page) >= MaxHeapTuplesPerPage)
 		return 0;
 	return space > reserve ? space - reserve : 0;
-}
-
-/*
- * Is the page's reserve at most limit?  Most pages being written have room
- * to spare: an upper bound of the reserve, MINIDB_SLOT_RESERVE for a V3
- * record (what v3_reserve returns at most) and what minidb_page_reserve
- * counts otherwise, answers from each record's first byte without parsing
- * its header (and a page with room for the most any record keeps, from its
- * line pointer count alone).  minidb_page_reserve is asked only when the
- * bound is over.
- */
-static bool
-page_reserve_within(Page page, Size limit)
-{
-	OffsetNumber maxoff = minidb_page_maxoff(page);
-	PageHeader	ph = (PageHeader) page;
-	Size		bound = 0;
-
-	/* no record keeps more than MINIDB_LEGACY_RESERVE */
-	bound = (Size) maxoff * MINIDB_LEGACY_RESERVE;
-#ifdef MINIDB_CHECK_FAST_PATH
-	if (minidb_page_reserve(page) > bound)
-		elog(ERROR, "minidb page reserve %zu over its bound %zu",
-			 minidb_page_reserve(page), bound);
-#endif
-	if (bound <= limit)
-		return true;
-	bound = 0;
-	for (OffsetNumber off = FirstOffsetNumber; off <= maxoff; off++)
-	{
-		ItemId		lp = PageGetItemId(page, off);
-		uint32		lpoff = ItemIdGetOffset(lp);
-
-		if (!ItemIdIsNormal(lp))
-			continue;
-		if (lpoff < ph->pd_upper || ItemIdGetLength(lp) < MINIDB_R3_INFO_PREFIX ||
-			lpoff + ItemIdGetLength(lp) > ph->pd_special ||
-			minidb_record_format_of((char *) page + lpoff) != MINIDB_FORMAT_V3)
-			bound += MINIDB_LEGACY_RESERVE;
-		else
-			bound += MINIDB_SLOT_RESERVE;
-	}
-#ifdef MINIDB_CHECK_FAST_PATH
-	if (minidb_page_reserve(page) > bound)
-		elog(ERROR, "minidb page reserve %zu over its bound %zu",
-			 minidb_page_reserve(page), bound);
-#endif
-	if (bound <= limit)
-		return true;
-	return minidb_page_reserve(page) <= limit;
 }
 
 /*
