@@ -378,15 +378,13 @@ reserve_record(Page page, ItemId lp)
 }
 
 /*
- * Space the page keeps for its records' ends and locks (see minidb_page.h):
- * what each record may still grow by (minidb_record_reserve: at most 8
- * bytes for a V3 record, nothing once its xmax and successor fields are
- * there; a marker for a V1 or V2 record).  Reads the start of every record:
- * a few microseconds per page; writers looking for room ask
- * page_reserve_within, which mostly does without.
+ * The page's reserve, or with bound_only an upper bound of it read off each
+ * record's first byte: MINIDB_SLOT_RESERVE for a V3 record (what v3_reserve
+ * returns at most), MINIDB_LEGACY_RESERVE for any other.  A damaged line
+ * pointer counts MINIDB_LEGACY_RESERVE either way.
  */
-Size
-minidb_page_reserve(Page page)
+static pg_attribute_always_inline Size
+page_reserve_sum(Page page, bool bound_only)
 {
 	OffsetNumber maxoff = minidb_page_maxoff(page);
 	Size		reserve = 0;
@@ -401,44 +399,35 @@ minidb_page_reserve(Page page)
 		rec = reserve_record(page, lp);
 		if (rec == NULL)
 			reserve += MINIDB_LEGACY_RESERVE;
-		else
+		else if (!bound_only)
 			reserve += minidb_record_reserve(rec, ItemIdGetLength(lp));
+		else if (minidb_record_format_of(rec) == MINIDB_FORMAT_V3)
+			reserve += MINIDB_SLOT_RESERVE;
+		else
+			reserve += MINIDB_LEGACY_RESERVE;
 	}
 	return reserve;
 }
 
 /*
- * An upper bound of minidb_page_reserve from each record's first byte:
- * MINIDB_SLOT_RESERVE for a V3 record (what v3_reserve returns at most),
- * MINIDB_LEGACY_RESERVE for any other and for a damaged line pointer.
+ * Space the page keeps for its records' ends and locks (see minidb_page.h):
+ * what each record may still grow by (minidb_record_reserve: at most 8
+ * bytes for a V3 record, nothing once its xmax and successor fields are
+ * there; a marker for a V1 or V2 record).  Reads the start of every record:
+ * a few microseconds per page; writers looking for room ask
+ * page_reserve_within, which mostly does without.
  */
-static Size
-page_reserve_bound(Page page)
+Size
+minidb_page_reserve(Page page)
 {
-	OffsetNumber maxoff = minidb_page_maxoff(page);
-	Size		bound = 0;
-
-	for (OffsetNumber off = FirstOffsetNumber; off <= maxoff; off++)
-	{
-		ItemId		lp = PageGetItemId(page, off);
-		const char *rec;
-
-		if (!ItemIdIsNormal(lp))
-			continue;
-		rec = reserve_record(page, lp);
-		if (rec != NULL && minidb_record_format_of(rec) == MINIDB_FORMAT_V3)
-			bound += MINIDB_SLOT_RESERVE;
-		else
-			bound += MINIDB_LEGACY_RESERVE;
-	}
-	return bound;
+	return page_reserve_sum(page, false);
 }
 
 /*
  * Is the page's reserve at most limit?  Most pages being written have room
  * to spare, which a bound tells without reading every record's header:
  * first the line pointer count times the most any record keeps, then
- * page_reserve_bound.  minidb_page_reserve sums it only when both are
+ * page_reserve_sum's bound.  minidb_page_reserve sums it only when both are
  * over.  (The sanitizer build checks the bound it used against the sum.)
  */
 static bool
@@ -447,7 +436,7 @@ page_reserve_within(Page page, Size limit)
 	Size		bound = (Size) minidb_page_maxoff(page) * MINIDB_LEGACY_RESERVE;
 
 	if (bound > limit)
-		bound = page_reserve_bound(page);
+		bound = page_reserve_sum(page, true);
 #ifdef MINIDB_CHECK_FAST_PATH
 	if (minidb_page_reserve(page) > bound)
 		elog(ERROR, "minidb page reserve %zu over its bound %zu",
