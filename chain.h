@@ -855,21 +855,17 @@ minidb_chain_single_plain(const char *rec, uint32 reclen,
  * fills *v (pointing into rec); false means "not this shape, or
  * doubtful": the caller takes the walker.  The unit tests and the fuzzer
  * (compare_newest_plain) check true against validate and the walker.
+ *
+ * With older, it also copies the header of version 1 (the one before the
+ * newest), whose xmin and command id tell when the row's visible version
+ * replaced it: a sequential scan orders a page's rows by that
+ * (minidb_scan.c, rows_order_by_age).  It then answers false for a record
+ * of one version, and when that header would not lie between version 0
+ * and the trailer; it reads the header's fields, not the version's data.
  */
 extern bool minidb_v3_newest_plain(const char *rec, uint32 reclen,
-								   MinidbVersionData *v);
-
-/*
- * For a record minidb_v3_newest_plain accepted, a copy of the header of
- * version 1 (the one before the newest), whose xmin and command id tell
- * when the row's visible version replaced it: a sequential scan orders a
- * page's rows by that (minidb_scan.c, rows_order_by_age).  False when the
- * record holds one version, or when that header would not lie between
- * version 0 and the trailer: the caller then takes the walker.  It reads
- * the header's fields, not the version's data, and checks nothing more.
- */
-extern bool minidb_v3_older_header(const char *rec, uint32 reclen,
-								   MinidbVersionHeader *vh);
+								   MinidbVersionData *v,
+								   MinidbVersionHeader *older);
 
 /*
  * The same shortcut for the scans' per-page fast path, V3 records only

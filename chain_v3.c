@@ -1280,9 +1280,11 @@ v3_find_visible_ordered(char *rec, uint32 reclen, MinidbVisibleFn visible,
  * version alone through the trailer (check_last: the tail check).  The
  * same shortcuts the walker takes first (header_plain, version_plain);
  * where they say "not sure", so does this: the caller takes the walker.
+ * With older, version 1's header too, read off the same parse.
  */
 bool
-minidb_v3_newest_plain(const char *rec, uint32 reclen, MinidbVersionData *out)
+minidb_v3_newest_plain(const char *rec, uint32 reclen, MinidbVersionData *out,
+					   MinidbVersionHeader *older)
 {
 	V3Header	h;
 	V3Version	v0;
@@ -1358,6 +1360,17 @@ minidb_v3_newest_plain(const char *rec, uint32 reclen, MinidbVersionData *out)
 			elog(ERROR, "minidb_v3_newest_plain and the walker's checks disagree");
 	}
 #endif
+	if (older != NULL)
+	{
+		/* version 1's header, from the header parsed above */
+		uint32		start = TYPEALIGN(R3_VERSION_ALIGN,
+									  version_end(rec, &h, 0));
+
+		if (h.n < 2 || start < h.start0 + MINIDB_VERSION_HDRSZ ||
+			start + MINIDB_VERSION_HDRSZ > h.trailer)
+			return false;
+		memcpy(older, rec + start, sizeof(MinidbVersionHeader));
+	}
 	out->xmin = v0.vh->vh_xmin;
 	out->cid = v0.vh->vh_cid;
 	out->flags = flags;
@@ -1369,27 +1382,6 @@ minidb_v3_newest_plain(const char *rec, uint32 reclen, MinidbVersionData *out)
 	return true;
 }
 
-
-/*
- * minidb_v3_older_header (see chain.h): a copy of version 1's header, for
- * the age of the row minidb_v3_newest_plain gave
- */
-bool
-minidb_v3_older_header(const char *rec, uint32 reclen,
-					   MinidbVersionHeader *vh)
-{
-	V3Header	h;
-	uint32		start;
-
-	if (!header_plain(rec, reclen, &h) || h.n < 2)
-		return false;
-	start = TYPEALIGN(R3_VERSION_ALIGN, version_end(rec, &h, 0));
-	if (start < h.start0 + MINIDB_VERSION_HDRSZ ||
-		start + MINIDB_VERSION_HDRSZ > h.trailer)
-		return false;
-	memcpy(vh, rec + start, sizeof(MinidbVersionHeader));
-	return true;
-}
 
 /* ----------------------------------------------------------------
  *		Rebuilding a version from its differences

@@ -512,8 +512,7 @@ plain_newest_of_many(const char *rec, uint32 len,
 	if (vh->vh_flags & (MINIDB_V_XMIN_ABORTED | MINIDB_V_NODATA_MASK |
 						MINIDB_V_VIRTUAL | MINIDB_V_XMIN_MULTI))
 		return false;
-	if (!minidb_v3_newest_plain(rec, len, v) ||
-		!minidb_v3_older_header(rec, len, &ask->older) ||
+	if (!minidb_v3_newest_plain(rec, len, v, &ask->older) ||
 		!newest_seen(vh, snapshot_xmin, ask, page_checked))
 		return false;
 	*pvh = vh;
@@ -1944,7 +1943,7 @@ fetch_newest_cb(char *rec, uint32 len, Buffer buffer, void *arg)
 
 	if (likely(minidb_chain_single_plain(rec, len, &v) ||
 			   (fetch_head_hinted(rec, len, fs->snapshot) &&
-				minidb_v3_newest_plain(rec, len, &v))) &&
+				minidb_v3_newest_plain(rec, len, &v, NULL))) &&
 		likely(minidb_mvcc_sees_hinted(v.xmin, v.flags, fs->snapshot)))
 	{
 		minidb_ssi_lock_version(fs->rel, fs->tid, fs->snapshot, v.xmin);

@@ -673,35 +673,37 @@ compare_single_plain(char *rec, uint32 len, bool valid, int n)
  * refuses is damaged only where that read does not look (a middle
  * version, or the bound of the last version's prefix and suffix, which
  * only its newer neighbour gives).  When the record validates, version 0
- * is the reference walker's, and so is version 1's header as
- * minidb_v3_older_header gives it.  Counted, with the records of two
- * versions or more.
+ * is the reference walker's, and so is version 1's header as it gives
+ * it when asked.  Counted, with the records of two versions or more.
  */
 static uint64 newest_plain_hits = 0;
 static uint64 newest_plain_multi = 0;
 
 /*
- * minidb_v3_older_header on a valid record newest_plain accepted: the
- * reference walker's version 1 (its xmin, command id and flags, the
- * encoding aside), and nothing for a record of one version
+ * minidb_v3_newest_plain asked for version 1's header too, on a valid
+ * record it accepted without: the same newest version, and the reference
+ * walker's version 1 (its xmin, command id and flags, the encoding
+ * aside); refused for a record of one version
  */
 static void
 compare_older_header(const char *rec, uint32 len, int n,
-					 const MinidbVersionData *vs)
+					 const MinidbVersionData *vs, const MinidbVersionData *pv)
 {
 	MinidbVersionHeader older;
-	bool		got = minidb_v3_older_header(rec, len, &older);
+	MinidbVersionData again;
+	bool		got = minidb_v3_newest_plain(rec, len, &again, &older);
 
 	if (n < 2)
 	{
 		if (got)
-			mismatch("older_header gave a header for a record of one version");
+			mismatch("newest_plain gave version 1's header for a record of one version");
 		return;
 	}
-	if (!got || older.vh_xmin != vs[1].xmin || older.vh_cid != vs[1].cid ||
+	if (!got || !minidb_version_equal(&again, pv) || again.data != pv->data ||
+		older.vh_xmin != vs[1].xmin || older.vh_cid != vs[1].cid ||
 		(older.vh_flags & ~MINIDB_V_ENC_MASK) !=
 		(vs[1].flags & ~MINIDB_V_ENC_MASK))
-		mismatch("older_header differs from the reference walker's version 1");
+		mismatch("newest_plain's version 1 header differs from the reference walker's version 1");
 }
 
 static void
@@ -716,7 +718,7 @@ compare_newest_plain(char *rec, uint32 len, bool valid, int n,
 	uint32		off0;
 	int			nv;
 
-	if (!minidb_v3_newest_plain(rec, len, &pv))
+	if (!minidb_v3_newest_plain(rec, len, &pv, NULL))
 		return;
 	newest_plain_hits++;
 	if (minidb_record_format_of(rec) != MINIDB_FORMAT_V3)
@@ -755,7 +757,7 @@ compare_newest_plain(char *rec, uint32 len, bool valid, int n,
 		want = reader_view(&vs[0]);
 		if (!minidb_version_equal(&pv, &want))
 			mismatch("newest_plain's version differs from the reference walker's version 0");
-		compare_older_header(rec, len, n, vs);
+		compare_older_header(rec, len, n, vs, &pv);
 	}
 	else if (verr->version < 1 ||
 			 (verr->version >= nv - 1 && strcmp(verr->field, "r3_delta") != 0))

@@ -1303,8 +1303,9 @@ test_shortcut_damage(void)
  * token; version 0 is whole and not hinted aborted; and a record validate
  * refuses is damaged only where that read does not look (a middle
  * version; the last one's prefix and suffix bound).  When it validates,
- * version 0 is the reference walker's, and minidb_v3_older_header gives
- * the reference's version 1 (nothing for a record of one version).
+ * version 0 is the reference walker's, and asked for version 1's header
+ * it gives the same version 0 and the reference's version 1 (and refuses
+ * a record of one version).
  */
 static bool
 np_agrees(char *rec, uint32 len, bool *accepted)
@@ -1321,7 +1322,7 @@ np_agrees(char *rec, uint32 len, bool *accepted)
 	int			n;
 	bool		same;
 
-	*accepted = minidb_v3_newest_plain(rec, len, &pv);
+	*accepted = minidb_v3_newest_plain(rec, len, &pv, NULL);
 	if (!*accepted)
 		return true;
 	nv = minidb_record_nversions(rec, len);
@@ -1354,10 +1355,12 @@ np_agrees(char *rec, uint32 len, bool *accepted)
 	/* the header of version 1, for the scans' order: the reference's */
 	{
 		MinidbVersionHeader older;
-		bool		got = minidb_v3_older_header(rec, len, &older);
+		MinidbVersionData again;
+		bool		got = minidb_v3_newest_plain(rec, len, &again, &older);
 
 		if (n >= 2)
-			same &= got && older.vh_xmin == all[1].xmin &&
+			same &= got && minidb_version_equal(&again, &pv) &&
+				again.data == pv.data && older.vh_xmin == all[1].xmin &&
 				older.vh_cid == all[1].cid &&
 				(older.vh_flags & ~MINIDB_V_ENC_MASK) ==
 				(all[1].flags & ~MINIDB_V_ENC_MASK);
