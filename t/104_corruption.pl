@@ -49,7 +49,7 @@ use File::Copy;
 use File::Find;
 use File::Spec;
 use File::Path qw(rmtree);
-use Time::HiRes qw(time);
+use Time::HiRes qw(time stat utime);
 
 my $seed = $ENV{MINIDB_CORRUPTION_SEED} // 20261201;
 my $want_flips = $ENV{MINIDB_CORRUPTION_FLIPS} // 1000;
@@ -441,7 +441,11 @@ sub log_has_crash
 
 # The pristine data directory back: only the files the server changed
 # (size or modification time differ; copies get the pristine time), and
-# without the files it added
+# without the files it added.  Times are compared to the nanosecond
+# (Time::HiRes's stat and utime): in whole seconds, a file the server
+# rewrote at the same size within the second the pristine copy was made
+# stayed as the server left it (pg_class once, after which the next start
+# read past the end of its file).
 sub restore_pristine
 {
 	my $data = $node->data_dir;
