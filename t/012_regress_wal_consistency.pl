@@ -38,8 +38,12 @@ foreach my $preload (1, 0)
 {
 	my $mode = $preload ? 'preloaded' : 'generic WAL';
 	my $primary = PostgreSQL::Test::Cluster->new("regress_primary_$preload");
-	$primary->init(allows_streaming => 1);
-	# the settings of scripts/cluster.sh, which the expected output assumes
+	# the settings of scripts/cluster.sh, which the expected output assumes:
+	# UTF8 without a locale (a caller without LANG would get SQL_ASCII,
+	# where the suite's multibyte strings count bytes), and these
+	$primary->init(
+		allows_streaming => 1,
+		extra => [ '--encoding=UTF8', '--no-locale' ]);
 	$primary->append_conf('postgresql.conf', qq{
 wal_consistency_checking = all
 wal_keep_size = '1GB'
