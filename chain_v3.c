@@ -1382,7 +1382,6 @@ minidb_v3_newest_plain(const char *rec, uint32 reclen, MinidbVersionData *out,
 	return true;
 }
 
-
 /* ----------------------------------------------------------------
  *		Rebuilding a version from its differences
  * ----------------------------------------------------------------

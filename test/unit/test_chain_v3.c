@@ -480,7 +480,11 @@ test_reserve(void)
 					if (g > minidb_record_reserve(b.p, b.len))
 						own_short++;
 				}
-				/* a locked record (its xmax there): what a row end adds */
+				/*
+				 * a locked record (its xmax there): what a DELETE, a move
+				 * and a partition move add (growth_of's 1, 2 and 4; 3 locks
+				 * first)
+				 */
 				{
 					MinidbLockers lk = {FirstNormalTransactionId + 999,
 					MINIDB_LOCK_SHARE, false, false};
