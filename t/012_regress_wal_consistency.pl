@@ -62,6 +62,10 @@ max_prepared_transactions = 10
 	$standby->start;
 
 	my $outdir = PostgreSQL::Test::Utils::tempdir;
+	# am_rowsize's \copy writes results/am_rowsize.copy relative to psql's
+	# working directory, this one, where only a pg_regress run of its own
+	# (make regresscheck) would have made results/
+	mkdir 'results' unless -d 'results';
 	my $passed = run_log(
 		[
 			$ENV{PG_REGRESS}, '--bindir=', "--inputdir=$srcdir",
