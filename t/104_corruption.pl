@@ -444,8 +444,8 @@ sub log_has_crash
 # without the files it added.  Times are compared to the nanosecond
 # (Time::HiRes's stat and utime): in whole seconds, a file the server
 # rewrote at the same size within the second the pristine copy was made
-# stayed as the server left it (pg_class once, after which the next start
-# read past the end of its file).
+# stayed as the server left it (once a catalog file beside pg_class, whose
+# own file was restored shorter: the next start read past its end).
 sub restore_pristine
 {
 	my $data = $node->data_dir;
