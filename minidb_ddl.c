@@ -139,9 +139,9 @@ rewrite_flush(RewriteWriter *rw)
 
 	if (!rw->has_page)
 		return;
-	buffer = ReadBufferExtended(rw->rel, MAIN_FORKNUM, P_NEW, RBM_NORMAL,
-								NULL);
-	LockBuffer(buffer, BUFFER_LOCK_EXCLUSIVE);
+	/* locked before anyone can see it, as in minidb_hio.c */
+	buffer = ReadBufferExtended(rw->rel, MAIN_FORKNUM, P_NEW,
+								RBM_ZERO_AND_LOCK, NULL);
 	minidb_write_begin(&w, rw->rel);
 	page = minidb_write_page(&w, buffer, true);
 	memcpy(page, rw->page.data, BLCKSZ);

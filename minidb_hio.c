@@ -88,6 +88,16 @@ needed_for_record(Relation rel, uint32 len)
 	return MAXALIGN(len) + keep_free;
 }
 
+/*
+ * A new page at the end of the relation, exclusively locked and all zero.
+ * The lock must be taken before the page can be seen (RBM_ZERO_AND_LOCK,
+ * as heap's hio.c does): once the relation has grown, a backend without a
+ * target block tries its last page (minidb_buffer_for_insert), and had it
+ * locked the page first, it would have initialized it and added a record
+ * that our caller's initialization would then wipe out, a committed row
+ * lost.  Should the page not be new all the same, refuse it rather than
+ * risk that.
+ */
 static Buffer
 extend_relation(Relation rel, BulkInsertState bistate)
 {
@@ -96,12 +106,13 @@ extend_relation(Relation rel, BulkInsertState bistate)
 
 	if (needLock)
 		LockRelationForExtension(rel, ExclusiveLock);
-	buffer = ReadBufferExtended(rel, MAIN_FORKNUM, P_NEW, RBM_NORMAL,
+	buffer = ReadBufferExtended(rel, MAIN_FORKNUM, P_NEW, RBM_ZERO_AND_LOCK,
 								bistate ? bistate->strategy : NULL);
-	/* nobody else can have seen the new page: locking it cannot deadlock */
-	LockBuffer(buffer, BUFFER_LOCK_EXCLUSIVE);
 	if (needLock)
 		UnlockRelationForExtension(rel, ExclusiveLock);
+	if (!PageIsNew(BufferGetPage(buffer)))
+		elog(ERROR, "page %u of relation \"%s\" should be empty but is not",
+			 BufferGetBlockNumber(buffer), RelationGetRelationName(rel));
 	return buffer;
 }
 
