@@ -281,7 +281,7 @@ held_rows_of_page(Relation rel, BlockNumber blkno,
 				continue;
 			ItemPointerSet(&h->tid, blkno, off);
 			nheads = minidb_row_heads(rel, &h->tid, rec, len, buffer, &head,
-									  &below);
+									  &below, NULL);
 			minidb_record_get_lockers(rec, &lk);
 			h->writer = InvalidTransactionId;
 			if (nheads == 2 &&

@@ -443,7 +443,9 @@ own_head_fails(const MinidbRowRequest *req, MinidbVersionHeader *vh,
 
 /*
  * The head belongs to a transaction still running.  A writer always waits
- * for it (versions are prepended in commit order).  A locker waits only
+ * for it (versions are prepended in commit order): for the subtransaction
+ * that superseded the settled version below (superseder, see
+ * minidb_row_heads), or the head's when there is none.  A locker waits only
  * when its mode conflicts with the head's change, as heap lets FOR KEY
  * SHARE pass a no-key update in progress; it then locks the version below.
  * A record with no settled version below a running head was inserted (or
@@ -454,7 +456,8 @@ own_head_fails(const MinidbRowRequest *req, MinidbVersionHeader *vh,
  */
 static bool
 running_head_blocks(const MinidbRowRequest *req, MinidbVersionHeader *vh,
-					bool only_version, MinidbRowCheck *rc)
+					bool only_version, TransactionId superseder,
+					MinidbRowCheck *rc)
 {
 	LockTupleMode held;
 
@@ -463,7 +466,8 @@ running_head_blocks(const MinidbRowRequest *req, MinidbVersionHeader *vh,
 	if (!req->locking || minidb_modes_conflict(req->mode, held))
 	{
 		rc->result = TM_BeingModified;
-		rc->wait.xid = vh->vh_xmin;
+		/* whom heap would wait for: see minidb_row_heads */
+		rc->wait.xid = only_version ? vh->vh_xmin : superseder;
 		rc->wait.is_multi = false;
 		rc->wait.mode = req->mode;
 		return true;
@@ -511,6 +515,7 @@ minidb_check_row(Relation rel, ItemPointer tid, char *rec, uint32 len,
 	MinidbLockers lk;
 	MinidbVersionRef below;
 	MinidbVersionHeader *vh;
+	TransactionId superseder;
 	int			n;
 
 	rc->result = TM_Ok;
@@ -519,7 +524,8 @@ minidb_check_row(Relation rel, ItemPointer tid, char *rec, uint32 len,
 	rc->newer_than_snapshot = false;
 	minidb_get_lockers(rec, &lk);
 	rc->our_mode = minidb_our_lock_mode(&lk);
-	n = minidb_row_heads(rel, tid, rec, len, buffer, &rc->head, &below);
+	n = minidb_row_heads(rel, tid, rec, len, buffer, &rc->head, &below,
+						 &superseder);
 	rc->have_target = (n > 0);
 	if (n == 0)
 	{
@@ -538,7 +544,7 @@ minidb_check_row(Relation rel, ItemPointer tid, char *rec, uint32 len,
 	}
 	if (!minidb_xid_committed(vh, buffer))
 	{
-		if (running_head_blocks(req, vh, n == 1, rc))
+		if (running_head_blocks(req, vh, n == 1, superseder, rc))
 			return;
 		rc->head_running = true;
 		rc->passed_move = (vh->vh_flags & MINIDB_V_MOVED) != 0;

@@ -945,13 +945,16 @@ typedef struct HeadsState
 	Buffer		buffer;
 	int			found;
 	int			head;			/* the head's index */
+	TransactionId above;		/* xmin of the last version not aborted
+								 * passed over */
 } HeadsState;
 
 /*
  * Remember the first version that did not abort (the head); accept the
  * first one after it whose writer did not abort and is not running
  * elsewhere (what the head's transaction, with all the versions it has
- * stacked, is changing).
+ * stacked, is changing).  Each version passed over that did not abort is
+ * remembered as the one above.
  */
 static bool
 head_then_settled(MinidbVersionHeader *vh, int index, void *arg)
@@ -963,10 +966,14 @@ head_then_settled(MinidbVersionHeader *vh, int index, void *arg)
 	if (hs->found++ == 0)
 	{
 		hs->head = index;
+		hs->above = vh->vh_xmin;
 		return false;
 	}
-	return TransactionIdIsCurrentTransactionId(vh->vh_xmin) ||
-		minidb_xid_committed(vh, hs->buffer);
+	if (TransactionIdIsCurrentTransactionId(vh->vh_xmin) ||
+		minidb_xid_committed(vh, hs->buffer))
+		return true;
+	hs->above = vh->vh_xmin;
+	return false;
 }
 
 /*
@@ -974,11 +981,21 @@ head_then_settled(MinidbVersionHeader *vh, int index, void *arg)
  * writer supersedes), and below it the newest one whose writer has ended
  * (what a head still in progress supersedes).  Returns 0 when every version
  * aborted, 1 when only the head is known, 2 when both are.
+ *
+ * With 2, *superseder (if given) is the xmin of the version just above
+ * below that did not abort: the writer that superseded it, whom a change
+ * of the row waits for.  The running versions above below are all one
+ * transaction's (a writer waits for the head's to end before it
+ * prepends), but of its subtransactions: heap waits for the xmax of the
+ * version its scan saw, which is that one, not the head's.  Rolled back
+ * to a savepoint taken before it, that subtransaction ends and the waiter
+ * goes on, even when the head's was a savepoint released since, whose
+ * wait is the whole transaction's.
  */
 int
 minidb_row_heads(Relation rel, ItemPointer tid, char *rec, uint32 len,
 				 Buffer buffer, MinidbVersionRef *head,
-				 MinidbVersionRef *below)
+				 MinidbVersionRef *below, TransactionId *superseder)
 {
 	HeadsState	hs;
 	MinidbChainError err;
@@ -987,6 +1004,7 @@ minidb_row_heads(Relation rel, ItemPointer tid, char *rec, uint32 len,
 	hs.buffer = buffer;
 	hs.found = 0;
 	hs.head = -1;
+	hs.above = InvalidTransactionId;
 	idx = minidb_chain_find_visible(rec, len, head_then_settled, &hs, below,
 									&err);
 	if (idx == -2)
@@ -994,6 +1012,8 @@ minidb_row_heads(Relation rel, ItemPointer tid, char *rec, uint32 len,
 	if (hs.found == 0)
 		return 0;
 	minidb_ref_at(rel, tid, rec, len, hs.head, head);
+	if (superseder)
+		*superseder = hs.above;
 	return idx >= 0 ? 2 : 1;
 }
 

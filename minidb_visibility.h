@@ -80,7 +80,8 @@ extern int	minidb_snapshot_version(Relation rel, ItemPointer tid, char *rec,
 									Buffer buffer, MinidbVersionRef *ref);
 extern int	minidb_row_heads(Relation rel, ItemPointer tid, char *rec,
 							 uint32 len, Buffer buffer,
-							 MinidbVersionRef *head, MinidbVersionRef *below);
+							 MinidbVersionRef *head, MinidbVersionRef *below,
+							 TransactionId *superseder);
 extern int	minidb_find_row_version(Relation rel, ItemPointer tid,
 									bool newest, char *rec, uint32 len,
 									Buffer buffer, MinidbVersionRef *ref,
