@@ -467,7 +467,7 @@ running_head_blocks(const MinidbRowRequest *req, MinidbVersionHeader *vh,
 	{
 		rc->result = TM_BeingModified;
 		/* whom heap would wait for: see minidb_row_heads */
-		rc->wait.xid = only_version ? vh->vh_xmin : superseder;
+		rc->wait.xid = superseder;
 		rc->wait.is_multi = false;
 		rc->wait.mode = req->mode;
 		return true;

@@ -982,9 +982,10 @@ head_then_settled(MinidbVersionHeader *vh, int index, void *arg)
  * (what a head still in progress supersedes).  Returns 0 when every version
  * aborted, 1 when only the head is known, 2 when both are.
  *
- * With 2, *superseder (if given) is the xmin of the version just above
- * below that did not abort: the writer that superseded it, whom a change
- * of the row waits for.  The running versions above below are all one
+ * *superseder (if given) is whom a change of the row waits for while the
+ * head's transaction runs: with 2, the xmin of the version just above
+ * below that did not abort, the writer that superseded it; with 1 (no
+ * settled version below), the head's.  The running versions above below are all one
  * transaction's (a writer waits for the head's to end before it
  * prepends), but of its subtransactions: heap waits for the xmax of the
  * version its scan saw, which is that one, not the head's.  Rolled back
@@ -1013,7 +1014,7 @@ minidb_row_heads(Relation rel, ItemPointer tid, char *rec, uint32 len,
 		return 0;
 	minidb_ref_at(rel, tid, rec, len, hs.head, head);
 	if (superseder)
-		*superseder = hs.above;
+		*superseder = idx >= 0 ? hs.above : head->vh->vh_xmin;
 	return idx >= 0 ? 2 : 1;
 }
 

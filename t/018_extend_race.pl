@@ -57,7 +57,7 @@ close($fh);
 foreach my $run (['heap', 20], ['minidb', $rounds])
 {
 	my ($am, $n) = @$run;
-	my $hung = 0;
+	my $failed = 0;
 
 	# every round's table made beforehand, each empty until its round
 	$node->safe_psql('postgres', qq{
@@ -81,12 +81,12 @@ FROM generate_series(1, $n) i \\gexec});
 		next if defined $ok && $ok;
 		# a hang (the backends wait on buffer locks, which no signal
 		# interrupts: stop the server to release them) or an error
-		$hung++;
+		$failed++;
 		diag("$am, round $round: pgbench failed: " . ($@ || $err));
 		$node->stop('immediate');
 		$node->start;
 	}
-	is($hung, 0, "$am: every round's inserts finish without error");
+	is($failed, 0, "$am: every round's inserts finish without error");
 	is( $node->safe_psql('postgres', qq{
 SET enable_indexscan = off;
 SET enable_indexonlyscan = off;
