@@ -30,7 +30,7 @@
  *	  vh_flags within MINIDB_V_FLAGS_MASK, encoding MINIDB_V_ENC_FULL, not
  *	  both xmin-committed and xmin-aborted, not frozen and xmin-aborted, not
  *	  both tombstone and moved; MOVED only on version 0, which then needs a
- *	  valid rh_successor; KEYS_UPDATED only on a moved marker; vh_reserved
+ *	  valid rh_successor; KEYS_UPDATED not on a tombstone; vh_reserved
  *	  zero; vh_natts <= MINIDB_MAX_NATTS,
  *	  and a null bitmap only when vh_natts > 0;
  *	  vh_hoff == MAXALIGN(header + null bitmap): canonical, as amcheck
@@ -234,9 +234,9 @@ check_version_flags(const char *rec, const MinidbVersionHeaderV1 *vh,
 	if ((flags & MINIDB_V_TOMBSTONE) && (flags & MINIDB_V_MOVED))
 		return set_error(err, index, "vh_flags",
 						 "version is both a tombstone and a moved marker");
-	if ((flags & MINIDB_V_KEYS_UPDATED) && !(flags & MINIDB_V_MOVED))
+	if ((flags & MINIDB_V_KEYS_UPDATED) && (flags & MINIDB_V_TOMBSTONE))
 		return set_error(err, index, "vh_flags",
-						 "keys-updated flag on a version that is not a moved marker");
+						 "keys-updated flag on a tombstone");
 	if ((flags & MINIDB_V_MOVED) && index != 0)
 		return set_error(err, index, "vh_flags",
 						 "moved marker on version %d: only the newest version may be moved",

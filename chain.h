@@ -248,8 +248,12 @@ typedef struct MinidbRecordHeader
 #define MINIDB_V_ENC_MASK		0x0300	/* encoding of the data */
 #define MINIDB_V_ENC_FULL		0x0000	/* full tuple data, heap's format */
 #define MINIDB_V_ENC_DELTA		0x0100	/* V3: difference from version i-1 */
-#define MINIDB_V_KEYS_UPDATED	0x0400	/* moved marker: the UPDATE changed a key
-										 * column (heap's HEAP_KEYS_UPDATED) */
+#define MINIDB_V_KEYS_UPDATED	0x0400	/* the UPDATE that wrote this version
+										 * (data or moved marker) ended the one
+										 * below as a key update: it changed a
+										 * key column, or its transaction held
+										 * the row FOR UPDATE (heap's
+										 * HEAP_KEYS_UPDATED on the old tuple) */
 #define MINIDB_V_COMBOCID		0x0800	/* V3: vh_cid is a combo command id */
 #define MINIDB_V_HINT_MASK		(MINIDB_V_XMIN_COMMITTED | \
 								 MINIDB_V_XMIN_ABORTED | MINIDB_V_FROZEN)
@@ -257,7 +261,8 @@ typedef struct MinidbRecordHeader
 #define MINIDB_V_FLAGS_MASK		0x07FF	/* V1, V2 on disk */
 #define MINIDB_V3_FLAGS_MASK	(MINIDB_V_HINT_MASK | MINIDB_V_HASNULL | \
 								 MINIDB_V_HASVARWIDTH | MINIDB_V_HASEXTERNAL | \
-								 MINIDB_V_ENC_MASK | MINIDB_V_COMBOCID)
+								 MINIDB_V_ENC_MASK | MINIDB_V_KEYS_UPDATED | \
+								 MINIDB_V_COMBOCID)
 /* Never on disk: in the headers readers see, and in builders' input */
 #define MINIDB_V_VIRTUAL		0x1000	/* the marker a V3 row's end stands for */
 #define MINIDB_V_XMIN_MULTI		0x2000	/* vh_xmin is a MultiXactId */

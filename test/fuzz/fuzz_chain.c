@@ -1431,6 +1431,9 @@ read_data3(Reader *r, const MinidbVersionData *head, bool big)
 		v.flags |= MINIDB_V_HASEXTERNAL;
 	if (vop & 0x10)
 		v.flags |= MINIDB_V_COMBOCID;
+	/* now and then written by a key update (no bit of vop is left) */
+	if ((v.xmin & 3) == 3)
+		v.flags |= MINIDB_V_KEYS_UPDATED;
 	b = next_byte(r);
 	/* mostly a few attributes; now and then a wide null bitmap */
 	v.natts = b < 240 ? b % 25 : 100 + (b - 240) * 100;

@@ -495,7 +495,7 @@ static void d_frozen_abort(char *r, uint32 *len) { MinidbVersionHeaderV1 *vh = v
 static void d_tomb_moved(char *r, uint32 *len) { vh_at(r, 1)->vh_flags |= MINIDB_V_MOVED; }
 static void d_moved_late(char *r, uint32 *len) { MinidbVersionHeaderV1 *vh = vh_at(r, 10); ItemPointerSet(&HDR(r)->rh_successor, 1, 1); vh->vh_flags = MINIDB_V_MOVED; }
 static void d_moved_nosucc(char *r, uint32 *len) { vh_at(r, 0)->vh_flags = MINIDB_V_MOVED; }
-static void d_keys_unmoved(char *r, uint32 *len) { vh_at(r, 1)->vh_flags |= MINIDB_V_KEYS_UPDATED; }
+static void d_keys_tomb(char *r, uint32 *len) { vh_at(r, 1)->vh_flags |= MINIDB_V_KEYS_UPDATED; }
 static void d_reserved(char *r, uint32 *len) { vh_at(r, 4)->vh_reserved = 1; }
 static void d_marker_natts(char *r, uint32 *len) { vh_at(r, 1)->vh_natts = 1; }
 static void d_marker_flags(char *r, uint32 *len) { vh_at(r, 1)->vh_flags |= MINIDB_V_HASVARWIDTH; }
@@ -564,7 +564,7 @@ static const DamageCase damage_cases[] = {
 	{"tombstone and moved", d_tomb_moved, 1, "vh_flags", "tombstone and a moved marker", ACCEPT, 0, NULL, NULL, 3},
 	{"moved below the head", d_moved_late, 10, "vh_flags", "only the newest version may be moved", ACCEPT, 0, NULL, NULL, 3},
 	{"moved head, no successor", d_moved_nosucc, 0, "rh_successor", "no valid successor", SAME, 0, NULL, NULL, 3},
-	{"keys-updated without a move", d_keys_unmoved, 1, "vh_flags", "keys-updated flag on a version that is not a moved marker", ACCEPT, 0, NULL, NULL, 3},
+	{"keys-updated tombstone", d_keys_tomb, 1, "vh_flags", "keys-updated flag on a tombstone", ACCEPT, 0, NULL, NULL, 3},
 	{"reserved byte", d_reserved, 4, "vh_reserved", "reserved byte is 1", ACCEPT, 0, NULL, NULL, 3},
 	{"marker with attributes", d_marker_natts, 1, "vh_natts", "carries no attributes", ACCEPT, 0, NULL, NULL, 3},
 	{"marker with data flags", d_marker_flags, 1, "vh_flags", "carries data flags 0x0040", ACCEPT, 0, NULL, NULL, 3},
