@@ -87,10 +87,15 @@ minidb_head_lock_mode(const MinidbVersionHeader *head, bool only_version)
 {
 	if (head->vh_flags & MINIDB_V_TOMBSTONE)
 		return LockTupleExclusive;
+	/*
+	 * A move, or an update in place (which never changes an indexed column,
+	 * keys included), is a no-key update unless it changed a key or its
+	 * transaction held the row FOR UPDATE: see MINIDB_V_KEYS_UPDATED.
+	 */
+	if (head->vh_flags & MINIDB_V_KEYS_UPDATED)
+		return LockTupleExclusive;
 	if (head->vh_flags & MINIDB_V_MOVED)
-		return (head->vh_flags & MINIDB_V_KEYS_UPDATED) ?
-			LockTupleExclusive : LockTupleNoKeyExclusive;
-	/* an update in place never changes an indexed column, keys included */
+		return LockTupleNoKeyExclusive;
 	return only_version ? LockTupleExclusive : LockTupleNoKeyExclusive;
 }
 
@@ -476,14 +481,37 @@ running_head_blocks(const MinidbRowRequest *req, MinidbVersionHeader *vh,
 }
 
 /*
+ * Did a committed key update supersede a version from settled (the settled
+ * head's index) down to, not including, version below?  Each version's
+ * KEYS_UPDATED says how the UPDATE that wrote it ended the one below it.
+ */
+static bool
+key_update_between(Relation rel, ItemPointer tid, char *rec, uint32 len,
+				   Buffer buffer, int settled, int below)
+{
+	for (int i = settled; i < below; i++)
+	{
+		MinidbVersionRef ref;
+
+		minidb_ref_at(rel, tid, rec, len, i, &ref);
+		if ((ref.vh->vh_flags & MINIDB_V_KEYS_UPDATED) &&
+			!minidb_xid_aborted(ref.vh, buffer))
+			return true;
+	}
+	return false;
+}
+
+/*
  * FOR KEY SHARE ignores no-key updates, committed ones included: heap locks
  * the version the caller's scan saw even when a committed UPDATE that left
  * the key alone has superseded it (heap_lock_tuple's "updated, but keys
- * intact" path), and returns that version without EvalPlanQual.  Every
- * update in place is a no-key one (it changed no indexed column), and a
- * "moved" marker says whether its UPDATE changed a key.  So unless the
- * settled head is a tombstone or a key-changing move, a key-share lock
- * takes the version the snapshot sees.  True when that decided the check.
+ * intact" path), and returns that version without EvalPlanQual.  An update
+ * in place changes no indexed column, keys included, and a "moved" marker
+ * says whether its UPDATE changed a key; either is a key update when its
+ * transaction held the row FOR UPDATE (MINIDB_V_KEYS_UPDATED).  So unless
+ * the settled head is a tombstone or a key update superseded the version
+ * the snapshot sees, a key-share lock takes that version.  True when that
+ * decided the check.
  */
 static bool
 key_share_target(Relation rel, ItemPointer tid, char *rec, uint32 len,
@@ -500,6 +528,9 @@ key_share_target(Relation rel, ItemPointer tid, char *rec, uint32 len,
 		return false;
 	if (minidb_snapshot_version(rel, tid, rec, len, req->snapshot, buffer,
 								&ref) < 0)
+		return false;
+	if (key_update_between(rel, tid, rec, len, buffer, rc->target.index,
+						   ref.index))
 		return false;
 	minidb_ref_copy(&rc->target, &ref);
 	if (vh->vh_flags & MINIDB_V_MOVED)

@@ -763,7 +763,9 @@ typedef struct UpdateTarget
 	HeapTuple	newtup;			/* toasted if needed */
 	TransactionId xid;
 	CommandId	cid;
-	bool		keys_updated;	/* the UPDATE changes a key column */
+	bool		keys_updated;	/* the UPDATE counts as a key update: it
+								 * changes a key column, or we hold the row
+								 * FOR UPDATE */
 	const MinidbVersionHeader *head;	/* the version it supersedes */
 } UpdateTarget;
 
@@ -820,6 +822,8 @@ write_update(UpdateTarget *ut, bool try_in_place, bool *in_place)
 	int			format;
 
 	minidb_version_from_tuple(ut->newtup, ut->xid, ut->cid, &v);
+	if (ut->keys_updated)
+		v.flags |= MINIDB_V_KEYS_UPDATED;
 	*in_place = try_in_place &&
 		make_room_in_place(rel, ut->buffer, off, &v, &format);
 	if (*in_place)
@@ -1020,7 +1024,13 @@ minidb_tuple_update(Relation rel, ItemPointer potid, TupleTableSlot *slot,
 	ut.otid = otid;
 	ut.xid = xid;
 	ut.cid = cid;
-	ut.keys_updated = (*lockmode == LockTupleExclusive);
+	/*
+	 * Heap records an UPDATE by a transaction that holds the row FOR UPDATE
+	 * as a key update (compute_new_xmax_infomask keeps the stronger of the
+	 * two modes), so that FOR KEY SHARE conflicts with it as with a DELETE.
+	 */
+	ut.keys_updated = (*lockmode == LockTupleExclusive ||
+					   rc.our_mode >= (int) LockTupleExclusive);
 	/* the new version keeps the row's lockers: heap's xmax of the new tuple */
 	minidb_get_lockers(minidb_page_checked_record_at(rel, buffer, otid,
 													 &oldlen),
