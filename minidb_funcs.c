@@ -292,6 +292,18 @@ held_rows_of_page(Relation rel, BlockNumber blkno,
 				h->writer_mode = minidb_head_lock_mode(head.vh, false);
 			}
 			h->is_multi = lk.multi;
+
+			/*
+			 * An update in place is a key update only through a FOR UPDATE
+			 * lock of its transaction.  Heap folds that lock into the
+			 * update's mode only when one xid holds both; beside a lock of
+			 * another subtransaction (a multixact) the member shows the
+			 * update's own mode.
+			 */
+			if (TransactionIdIsValid(h->writer) &&
+				!(head.vh->vh_flags & MINIDB_V_NODATA_MASK) &&
+				(lk.multi || !TransactionIdEquals(lk.xid, h->writer)))
+				h->writer_mode = LockTupleNoKeyExclusive;
 			h->lockmode = lk.mode;
 			h->locker = minidb_lockers_live(&lk) ? lk.xid :
 				InvalidTransactionId;
@@ -358,7 +370,12 @@ put_held_row(Tuplestorestate *store, TupleDesc desc, const HeldRow *h)
 		holders[n].mode = mode_of_status(members[i].status);
 		holders[n++].is_update = false;
 	}
-	if (TransactionIdIsValid(h->locker) && !h->is_multi)
+	/*
+	 * A lone lock of the writer's own (sub)transaction is part of its
+	 * UPDATE, as heap keeps the stronger mode of the two in one xmax.
+	 */
+	if (TransactionIdIsValid(h->locker) && !h->is_multi &&
+		!TransactionIdEquals(h->locker, h->writer))
 	{
 		holders[n].xid = h->locker;
 		holders[n].mode = minidb_mode_from_lock(h->lockmode);
