@@ -251,6 +251,29 @@ check_select(Oid relid)
 					   get_relkind_objtype(get_rel_relkind(relid)), relname);
 }
 
+/*
+ * Into *ref, the version written by superseder just above below (the
+ * settled version), which a running transaction's subtransactions may have
+ * superseded several times since; *ref is left alone if none is found.
+ */
+static void
+superseding_version(Relation rel, ItemPointer tid, char *rec, uint32 len,
+					const MinidbVersionRef *below, TransactionId superseder,
+					MinidbVersionRef *ref)
+{
+	for (int i = below->index - 1; i >= ref->index; i--)
+	{
+		MinidbVersionRef v;
+
+		minidb_ref_at(rel, tid, rec, len, i, &v);
+		if (TransactionIdEquals(v.vh->vh_xmin, superseder))
+		{
+			minidb_ref_copy(ref, &v);
+			return;
+		}
+	}
+}
+
 /* Collect the held rows of one page */
 static int
 held_rows_of_page(Relation rel, BlockNumber blkno,
@@ -270,6 +293,7 @@ held_rows_of_page(Relation rel, BlockNumber blkno,
 		{
 			MinidbVersionRef head;
 			MinidbVersionRef below;
+			TransactionId superseder;
 			MinidbLockers lk;
 			HeldRow    *h = &held[n];
 			uint32		len;
@@ -281,14 +305,21 @@ held_rows_of_page(Relation rel, BlockNumber blkno,
 				continue;
 			ItemPointerSet(&h->tid, blkno, off);
 			nheads = minidb_row_heads(rel, &h->tid, rec, len, buffer, &head,
-									  &below, NULL);
+									  &below, &superseder);
 			minidb_record_get_lockers(rec, &lk);
 			h->writer = InvalidTransactionId;
 			if (nheads == 2 &&
 				!TransactionIdIsCurrentTransactionId(head.vh->vh_xmin) &&
 				TransactionIdIsInProgress(head.vh->vh_xmin))
 			{
-				h->writer = head.vh->vh_xmin;
+				/*
+				 * heap's xmax of the version other snapshots see: the
+				 * subtransaction that superseded it, which need not be the
+				 * head's
+				 */
+				superseding_version(rel, &h->tid, rec, len, &below,
+									superseder, &head);
+				h->writer = superseder;
 				h->writer_mode = minidb_head_lock_mode(head.vh, false);
 			}
 			h->is_multi = lk.multi;
