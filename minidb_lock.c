@@ -481,22 +481,29 @@ running_head_blocks(const MinidbRowRequest *req, MinidbVersionHeader *vh,
 }
 
 /*
- * Did a committed key update supersede a version from settled (the settled
- * head's index) down to, not including, version below?  Each version's
- * KEYS_UPDATED says how the UPDATE that wrote it ended the one below it.
+ * Does a committed change of another transaction that conflicts with mode
+ * lie among versions from (the index) down to, not including, version to?
+ * A version's flags say how the change that wrote it ended the version
+ * below it (minidb_head_lock_mode): heap's test of each xmax along the
+ * update chain (test_lockmode_for_conflict).  Its writer into *xmax.
  */
 static bool
-key_update_between(Relation rel, ItemPointer tid, char *rec, uint32 len,
-				   Buffer buffer, int settled, int below)
+committed_conflict_between(Relation rel, ItemPointer tid, char *rec,
+						   uint32 len, Buffer buffer, LockTupleMode mode,
+						   int from, int to, TransactionId *xmax)
 {
-	for (int i = settled; i < below; i++)
+	for (int i = from; i < to; i++)
 	{
 		MinidbVersionRef ref;
 
 		minidb_ref_at(rel, tid, rec, len, i, &ref);
-		if ((ref.vh->vh_flags & MINIDB_V_KEYS_UPDATED) &&
+		if (minidb_modes_conflict(mode, minidb_head_lock_mode(ref.vh, false)) &&
+			!TransactionIdIsCurrentTransactionId(ref.vh->vh_xmin) &&
 			!minidb_xid_aborted(ref.vh, buffer))
+		{
+			*xmax = ref.vh->vh_xmin;
 			return true;
+		}
 	}
 	return false;
 }
@@ -519,6 +526,7 @@ key_share_target(Relation rel, ItemPointer tid, char *rec, uint32 len,
 				 MinidbVersionHeader *vh, MinidbRowCheck *rc)
 {
 	MinidbVersionRef ref;
+	TransactionId xmax;
 
 	if (!req->locking || req->mode != LockTupleKeyShare ||
 		req->snapshot == NULL || !IsMVCCSnapshot(req->snapshot))
@@ -529,8 +537,8 @@ key_share_target(Relation rel, ItemPointer tid, char *rec, uint32 len,
 	if (minidb_snapshot_version(rel, tid, rec, len, req->snapshot, buffer,
 								&ref) < 0)
 		return false;
-	if (key_update_between(rel, tid, rec, len, buffer, rc->target.index,
-						   ref.index))
+	if (committed_conflict_between(rel, tid, rec, len, buffer, req->mode,
+								   rc->target.index, ref.index, &xmax))
 		return false;
 	minidb_ref_copy(&rc->target, &ref);
 	if (vh->vh_flags & MINIDB_V_MOVED)
@@ -763,19 +771,65 @@ typedef struct LockStep
 	bool		newest;			/* locked a version newer than the snapshot's */
 } LockStep;
 
+/* How lock_record goes on from a row changed since the caller saw it */
+typedef enum LockFollow
+{
+	LOCK_FOLLOW_NONE,			/* it does not: the change is the answer */
+	LOCK_FOLLOW_NEWEST,			/* to the row's newest version */
+	LOCK_FOLLOW_CHAIN			/* along the records a running move made */
+} LockFollow;
+
+/*
+ * Following the records a move made, with LOCK_FOLLOW_CHAIN (heap's
+ * heap_lock_updated_tuple): is the row's change since that move one the
+ * lock conflicts with?  A committed DELETE ends the row (TM_Deleted); a
+ * committed UPDATE that conflicts (a key update, heap's HEAP_KEYS_UPDATED,
+ * against FOR KEY SHARE), in place or moving on, is TM_Updated.  Our own
+ * changes, and moves that do not conflict, are followed.
+ */
+static bool
+chain_conflict(Relation rel, ItemPointer tid, char *rec, uint32 len,
+			   Buffer buffer, const MinidbRowRequest *req,
+			   TM_FailureData *tmfd, MinidbRowCheck *rc)
+{
+	TransactionId xmax;
+
+	if (rc->result == TM_Deleted)
+		return true;
+	if (rc->result == TM_Updated)
+		return ItemPointerIsValid(&tmfd->ctid) &&
+			!ItemPointerIndicatesMovedPartitions(&tmfd->ctid) &&
+			minidb_modes_conflict(req->mode,
+								  minidb_head_lock_mode(rc->head.vh, false));
+	if (rc->result == TM_Ok &&
+		committed_conflict_between(rel, tid, rec, len, buffer, req->mode,
+								   rc->target.index,
+								   minidb_record_nversions(rec, len), &xmax))
+	{
+		row_fail(rc, TM_Updated, tmfd, tid, xmax, InvalidCommandId);
+		return true;
+	}
+	return false;
+}
+
 /*
  * Lock the record at *tid in mode.  Waits (fair queue: the heavyweight tuple
- * lock first) as wait_policy says.  With follow, a concurrent update is
- * followed to the row's newest version, in place or through "moved"
- * markers (updating *tid and req->snapshot), as heapam_tuple_lock does.
+ * lock first) as wait_policy says.  With LOCK_FOLLOW_NEWEST, a concurrent
+ * update is followed to the row's newest version, in place or through
+ * "moved" markers (updating *tid and req->snapshot), as heapam_tuple_lock
+ * does; LOCK_FOLLOW_CHAIN stops at a change the lock conflicts with
+ * (chain_conflict), and a record that is gone holds nothing (TM_Ok).
  */
 static void
 lock_record(Relation rel, ItemPointer tid, MinidbRowRequest *req,
-			LockWaitPolicy wait_policy, bool follow, bool asked_newest,
+			LockWaitPolicy wait_policy, LockFollow how, bool asked_newest,
 			bool want_tuple, TM_FailureData *tmfd, LockStep *step)
 {
 	TransactionId prior_xmin = req->prior_xmin;
 	bool		have_tuplock = false;
+	bool		follow = (how != LOCK_FOLLOW_NONE);
+	/* a record that went: the mover aborted (the chain), else deleted */
+	TM_Result	gone = (how == LOCK_FOLLOW_CHAIN) ? TM_Ok : TM_Deleted;
 
 	step->tuple = NULL;
 	step->follow_running = false;
@@ -790,7 +844,7 @@ lock_record(Relation rel, ItemPointer tid, MinidbRowRequest *req,
 		if (TransactionIdIsValid(prior_xmin) &&
 			ItemPointerGetBlockNumber(tid) >= RelationGetNumberOfBlocks(rel))
 		{
-			step->result = TM_Deleted;	/* the successor went with its page */
+			step->result = gone;	/* the successor went with its page */
 			break;
 		}
 		buffer = ReadBuffer(rel, ItemPointerGetBlockNumber(tid));
@@ -799,7 +853,7 @@ lock_record(Relation rel, ItemPointer tid, MinidbRowRequest *req,
 			!is_successor_of(rel, buffer, tid, prior_xmin))
 		{
 			UnlockReleaseBuffer(buffer);
-			step->result = TM_Deleted;	/* the row we followed is gone */
+			step->result = gone;	/* the row we followed is gone */
 			break;
 		}
 		rec = minidb_page_record_at(rel, buffer, tid, &len);
@@ -845,6 +899,13 @@ lock_record(Relation rel, ItemPointer tid, MinidbRowRequest *req,
 				break;
 			}
 			continue;
+		}
+		if (how == LOCK_FOLLOW_CHAIN &&
+			chain_conflict(rel, tid, rec, len, buffer, req, tmfd, &rc))
+		{
+			UnlockReleaseBuffer(buffer);
+			step->result = rc.result;
+			break;
 		}
 		if (rc.result == TM_Updated && follow &&
 			ItemPointerIndicatesMovedPartitions(&tmfd->ctid))
@@ -931,7 +992,10 @@ lock_record(Relation rel, ItemPointer tid, MinidbRowRequest *req,
  * relies on.  With TUPLE_LOCK_FLAG_LOCK_UPDATE_IN_PROGRESS, a lock that
  * passes a move of the row (FOR KEY SHARE past a no-key UPDATE, running or
  * committed) also locks the row's new records, so that the lock holds
- * whichever way that UPDATE ends (heap_lock_updated_tuple).
+ * whichever way that UPDATE ends (heap_lock_updated_tuple); a change there
+ * that the lock conflicts with fails it, as it fails heap's: a DELETE (the
+ * row is gone: a foreign-key check must not pass) or a key update (under
+ * READ COMMITTED the newest version is locked instead).
  */
 TM_Result
 minidb_tuple_lock(Relation rel, ItemPointer tid, Snapshot snapshot,
@@ -954,8 +1018,9 @@ minidb_tuple_lock(Relation rel, ItemPointer tid, Snapshot snapshot,
 	req.mode = mode;
 	req.locking = true;
 	req.prior_xmin = InvalidTransactionId;
-	lock_record(rel, &cur, &req, wait_policy, follow, asked_newest, true,
-				tmfd, &step);
+	lock_record(rel, &cur, &req, wait_policy,
+				follow ? LOCK_FOLLOW_NEWEST : LOCK_FOLLOW_NONE, asked_newest,
+				true, tmfd, &step);
 	tuple = step.tuple;
 	newest = step.newest || asked_newest;
 	*tid = cur;
@@ -965,17 +1030,42 @@ minidb_tuple_lock(Relation rel, ItemPointer tid, Snapshot snapshot,
 	while (step.result == TM_Ok && step.follow_running &&
 		   (flags & TUPLE_LOCK_FLAG_LOCK_UPDATE_IN_PROGRESS))
 	{
-		ItemPointerData next = step.successor;
+		ItemPointerData first = step.successor;
+		TransactionId mover = step.marker_xmin;
+		ItemPointerData next = first;
 		TM_FailureData fd;
 
 		req.snapshot = NULL;
-		req.prior_xmin = step.marker_xmin;
+		req.prior_xmin = mover;
 		fd.traversed = false;
-		lock_record(rel, &next, &req, wait_policy, true, false, false, &fd,
-					&step);
-		/* the mover aborted, or the new record is gone: nothing to hold */
-		if (step.result == TM_Invisible || step.result == TM_Deleted)
+		lock_record(rel, &next, &req, wait_policy, LOCK_FOLLOW_CHAIN, false,
+					false, &fd, &step);
+		/* the mover aborted: nothing to hold */
+		if (step.result == TM_Invisible)
 			step.result = TM_Ok;
+		if (step.result == TM_Updated && follow)
+		{
+			/*
+			 * A conflicting update along the chain: under READ COMMITTED
+			 * heap goes on from there to the row's newest version, locks
+			 * that, and EvalPlanQual looks at it (heapam_tuple_lock, once
+			 * heap_lock_tuple has failed).
+			 */
+			if (tuple)
+				heap_freetuple(tuple);
+			cur = first;
+			req.prior_xmin = mover;
+			lock_record(rel, &cur, &req, wait_policy, LOCK_FOLLOW_NEWEST,
+						false, true, tmfd, &step);
+			tuple = step.tuple;
+			*tid = cur;
+			if (step.result == TM_Ok)
+			{
+				tmfd->traversed = true;
+				minidb_tid_mark_newest(tid);
+			}
+			continue;
+		}
 		if (step.result != TM_Ok)
 		{
 			*tmfd = fd;
