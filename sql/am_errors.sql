@@ -19,6 +19,9 @@ EXCEPTION WHEN OTHERS THEN
   RETURN SQLSTATE || CASE WHEN SQLERRM LIKE '%is not a minidb table%'
                           THEN ' (is not a minidb table)' ELSE '' END;
 END $$;
+\getenv abs_srcdir PG_ABS_SRCDIR
+\set quiesce_file :abs_srcdir '/sql/include/quiesce.sql'
+\i :quiesce_file
 
 CREATE TABLE m (id int PRIMARY KEY, k int, v text) USING minidb
   WITH (autovacuum_enabled = off);
@@ -96,6 +99,7 @@ DELETE FROM m WHERE id = 6;
 SELECT position, flags LIKE '%tombstone%' AS tombstone
   FROM minidb_chain('m', :'tid6') WHERE position = 0;
 -- once VACUUM removed the dead record, its line pointer is unused
+SELECT pg_temp.quiesce();
 VACUUM m;
 SELECT try(format('SELECT * FROM minidb_chain(%L, %L)', 'm', :'tid6')) AS unused_line_pointer;
 -- VACUUM FREEZE leaves one frozen version on an old chain

@@ -16,6 +16,9 @@ CREATE EXTENSION IF NOT EXISTS minidb_am;
 RESET client_min_messages;
 CREATE SCHEMA am_stats;
 SET search_path = am_stats, public;
+\getenv abs_srcdir PG_ABS_SRCDIR
+\set quiesce_file :abs_srcdir '/sql/include/quiesce.sql'
+\i :quiesce_file
 
 CREATE TABLE h (id int PRIMARY KEY, k int, v text) USING heap
   WITH (autovacuum_enabled = off);
@@ -142,6 +145,7 @@ SELECT * FROM diff();
 SELECT * FROM stats() WHERE counter IN ('n_live_tup', 'n_dead_tup', 'n_mod_since_analyze', 'analyze_count');
 
 -- 7. VACUUM removes the dead versions and says how many rows live
+SELECT pg_temp.quiesce();
 VACUUM h;
 VACUUM m;
 SELECT pg_stat_force_next_flush();
@@ -168,6 +172,7 @@ UPDATE m SET v = v || 'z' WHERE id % 4 = 0;
 SELECT pg_stat_force_next_flush();
 SELECT * FROM diff();
 SELECT * FROM stats() WHERE counter IN ('n_tup_upd', 'n_tup_hot_upd', 'n_live_tup', 'n_dead_tup');
+SELECT pg_temp.quiesce();
 VACUUM h;
 VACUUM m;
 SELECT pg_stat_force_next_flush();
@@ -180,15 +185,18 @@ SELECT * FROM stats() WHERE counter IN ('n_live_tup', 'n_dead_tup');
 CREATE TABLE p (id int PRIMARY KEY, v text) USING minidb WITH (autovacuum_enabled = off);
 INSERT INTO p SELECT i, repeat('p', 1000) FROM generate_series(1, 7) i;
 DELETE FROM p WHERE id <= 3;
+SELECT pg_temp.quiesce();
 -- the page is full: for a second version of row 6 it is pruned (the
 -- deleted rows lose their data versions; their records stay)
 UPDATE p SET v = repeat('q', 1000) WHERE id = 6;
+SELECT pg_temp.quiesce();
 SELECT pg_stat_force_next_flush();
 SELECT n_dead_tup, (SELECT dead_versions FROM minidb_stats('p'))
   FROM pg_stat_user_tables WHERE relid = 'p'::regclass;
 UPDATE p SET v = repeat('r', 1500) WHERE id = 7;
 -- both rows kept their TIDs: they were updated in place
 SELECT ctid, id FROM p ORDER BY id;
+SELECT pg_temp.quiesce();
 SELECT pg_stat_force_next_flush();
 SELECT n_dead_tup, (SELECT dead_versions FROM minidb_stats('p'))
   FROM pg_stat_user_tables WHERE relid = 'p'::regclass;

@@ -19,6 +19,9 @@ RESET client_min_messages;
 \set am minidb
 CREATE SCHEMA ddl_cluster;
 SET search_path = ddl_cluster, public;
+\getenv abs_srcdir PG_ABS_SRCDIR
+\set quiesce_file :abs_srcdir '/sql/include/quiesce.sql'
+\i :quiesce_file
 
 CREATE FUNCTION cmp(a regclass, b regclass, cols text DEFAULT 'x')
 RETURNS TABLE(side text, r text) LANGUAGE plpgsql AS $$
@@ -88,6 +91,7 @@ SELECT out_of_order('h', 'k') > 0 AS h_unordered, out_of_order('m', 'k') > 0 AS 
 
 -- 1. CLUSTER ... USING: same rows, ctid order follows the index
 SELECT node('h') AS h_node, node('m') AS m_node \gset
+SELECT pg_temp.quiesce();
 CLUSTER h USING h_k;
 CLUSTER m USING m_k;
 SELECT node('h') <> :h_node AS h_new_storage, node('m') <> :m_node AS m_new_storage;
@@ -120,6 +124,7 @@ DELETE FROM m WHERE id BETWEEN 100 AND 150;
 SELECT * FROM cmp('h', 'm');
 
 -- 2. CLUSTER again through indisclustered, and on another index (DESC)
+SELECT pg_temp.quiesce();
 CLUSTER h;
 CLUSTER m;
 SELECT out_of_order('h', 'k') AS h_out_of_order, out_of_order('m', 'k') AS m_out_of_order;
@@ -153,6 +158,7 @@ DELETE FROM h WHERE id % 10 <> 1;
 DELETE FROM m WHERE id % 10 <> 1;
 SELECT pg_relation_size('h') AS h_size, pg_relation_size('m') AS m_size \gset
 SELECT node('h') AS h_node, node('m') AS m_node \gset
+SELECT pg_temp.quiesce();
 VACUUM FULL h;
 VACUUM FULL m;
 SELECT node('h') <> :h_node AS h_new_storage, node('m') <> :m_node AS m_new_storage;
@@ -180,6 +186,7 @@ INSERT INTO he VALUES (1);
 INSERT INTO me VALUES (1);
 DELETE FROM he;
 DELETE FROM me;
+SELECT pg_temp.quiesce();
 VACUUM FULL he;
 VACUUM FULL me;
 SELECT pg_relation_size('he') AS he_size, pg_relation_size('me') AS me_size;

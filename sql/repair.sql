@@ -33,6 +33,9 @@ CREATE FUNCTION pg_temp.index_entries(idx regclass) RETURNS bigint LANGUAGE sql 
     FROM generate_series(1, (pg_relation_size(idx) / 8192)::int - 1) b(b)
    WHERE (SELECT type FROM bt_page_stats(idx::text, b)) = 'l'
 $$;
+\getenv abs_srcdir PG_ABS_SRCDIR
+\set quiesce_file :abs_srcdir '/sql/include/quiesce.sql'
+\i :quiesce_file
 
 CREATE TABLE t (id int PRIMARY KEY, v text) USING minidb
   WITH (autovacuum_enabled = off);
@@ -41,17 +44,7 @@ INSERT INTO t SELECT g, 'row ' || g FROM generate_series(1, 400) g;
 -- database holds a snapshot older than the insert (an autovacuum worker's
 -- ANALYZE of an earlier test's table can, on a slow machine): wait for
 -- them to go, up to a minute
-DO $$
-BEGIN
-  FOR i IN 1 .. 600 LOOP
-    PERFORM pg_stat_clear_snapshot();
-    EXIT WHEN NOT EXISTS (SELECT FROM pg_stat_activity a
-                           WHERE a.datname = current_database()
-                             AND a.pid <> pg_backend_pid()
-                             AND a.backend_xmin IS NOT NULL);
-    PERFORM pg_sleep(0.1);
-  END LOOP;
-END $$;
+SELECT pg_temp.quiesce();
 VACUUM t;
 SELECT ctid, id FROM t WHERE id IN (3, 4, 200) ORDER BY id;
 SELECT all_visible FROM pg_visibility_map('t', 0);

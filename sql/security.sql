@@ -396,6 +396,10 @@ END $$;
 CREATE TABLE sec.m (id int PRIMARY KEY, v text) USING minidb;
 INSERT INTO sec.m SELECT g, 'v' || g FROM generate_series(1, 5) g;
 DELETE FROM sec.m WHERE id = 5;
+\getenv abs_srcdir PG_ABS_SRCDIR
+\set quiesce_file :abs_srcdir '/sql/include/quiesce.sql'
+\i :quiesce_file
+SELECT pg_temp.quiesce();
 VACUUM sec.m;
 CREATE TABLE sec.empty (id int) USING minidb;
 CREATE TABLE sec.h (id int) USING heap;

@@ -24,6 +24,9 @@ SET search_path = tools, public;
 -- heap marks no page all-visible while its inserter's commit is not yet
 -- flushed (this cluster runs synchronous_commit = off)
 SET synchronous_commit = on;
+\getenv abs_srcdir PG_ABS_SRCDIR
+\set quiesce_file :abs_srcdir '/sql/include/quiesce.sql'
+\i :quiesce_file
 
 CREATE FUNCTION pg_temp.try(q text) RETURNS text LANGUAGE plpgsql AS $$
 BEGIN
@@ -37,6 +40,7 @@ CREATE TABLE h (id int PRIMARY KEY, v text) USING heap WITH (autovacuum_enabled 
 CREATE TABLE m (id int PRIMARY KEY, v text) USING minidb WITH (autovacuum_enabled = off);
 INSERT INTO h SELECT g, 'row ' || g FROM generate_series(1, 2000) g;
 INSERT INTO m SELECT g, 'row ' || g FROM generate_series(1, 2000) g;
+SELECT pg_temp.quiesce();
 VACUUM (FREEZE) h;
 VACUUM (FREEZE) m;
 
@@ -147,6 +151,7 @@ SELECT count(*) AS rows_locked FROM minidb_row_locks('m');
 -- ---------------------------------------------------------------------
 DELETE FROM h WHERE id BETWEEN 1 AND 150;
 DELETE FROM m WHERE id BETWEEN 1 AND 150;
+SELECT pg_temp.quiesce();
 VACUUM h;
 VACUUM m;
 SELECT 'h' AS t, pg_freespace('h', 0) > 4000 AS first_page_free

@@ -29,27 +29,9 @@ BEGIN
   EXECUTE 'EXPLAIN (ANALYZE, FORMAT JSON, COSTS OFF, TIMING OFF, SUMMARY OFF) ' || q INTO plan;
   RETURN (plan -> 0 -> 'Plan' -> 'Plans' -> 0 ->> 'Heap Fetches')::int;
 END $$;
--- Wait until no other backend of this database holds a snapshot or an xid
--- (an autovacuum worker's ANALYZE of an earlier test's table would keep
--- VACUUM from removing or marking all-visible what this test expects),
--- and push this backend's pending row counts to the statistics first
--- (PostgreSQL 15 flushes them at most once a second, so counts of the
--- writes above could otherwise land after VACUUM's own report)
-CREATE FUNCTION quiesce() RETURNS bool LANGUAGE plpgsql AS $$
-BEGIN
-  PERFORM pg_stat_force_next_flush();
-  FOR i IN 1 .. 600 LOOP
-    PERFORM pg_stat_clear_snapshot();
-    IF NOT EXISTS (SELECT 1 FROM pg_stat_activity
-                    WHERE datname = current_database()
-                      AND pid <> pg_backend_pid()
-                      AND (backend_xmin IS NOT NULL OR backend_xid IS NOT NULL)) THEN
-      RETURN true;
-    END IF;
-    PERFORM pg_sleep(0.1);
-  END LOOP;
-  RETURN false;
-END $$;
+\getenv abs_srcdir PG_ABS_SRCDIR
+\set quiesce_file :abs_srcdir '/sql/include/quiesce.sql'
+\i :quiesce_file
 -- every row through each index agrees with a sequential scan
 CREATE FUNCTION indexes_agree(rel regclass) RETURNS bool LANGUAGE plpgsql AS $$
 DECLARE seq text; via_pk text; via_k text;
@@ -76,12 +58,13 @@ SELECT ctid AS deleted_tid FROM m WHERE id = 2000 \gset
 SELECT ctid AS moved_tid FROM m WHERE id = 10 \gset
 DELETE FROM m WHERE id BETWEEN 1500 AND 2500;
 UPDATE m SET k = -k WHERE id <= 100;
+SELECT pg_temp.quiesce();
 SELECT records > 1999 AS records_include_dead, dead_versions > 0 AS has_dead,
        depth_max >= 2 AS has_chains
   FROM minidb_stats('m');
 
 -- 1. VACUUM removes dead records and their index entries
-SELECT quiesce();
+SELECT pg_temp.quiesce();
 VACUUM m;
 SELECT records, live_versions, dead_versions, depth_max, depth_p50, depth_p99
   FROM minidb_stats('m');
@@ -122,7 +105,7 @@ SELECT count(*) FROM m WHERE k = 5000;
 -- an in-place update (same TID, no new index entry) clears it too
 UPDATE m SET v = 'changed' WHERE id = 700;
 SELECT count(*) FILTER (WHERE v = 'changed') AS changed FROM m WHERE k BETWEEN 690 AND 710;
-SELECT quiesce();
+SELECT pg_temp.quiesce();
 VACUUM m;
 SELECT heap_fetches('SELECT count(k) FROM m WHERE k BETWEEN 1 AND 1000') AS fetches_after_vacuum;
 RESET enable_seqscan;
@@ -132,7 +115,7 @@ RESET enable_bitmapscan;
 SELECT relfrozenxid AS old_frozenxid FROM pg_class WHERE oid = 'm'::regclass \gset
 SELECT count(*) FILTER (WHERE flags LIKE '%frozen%') AS frozen_before
   FROM m, minidb_chain('m', m.ctid) WHERE m.id <= 10;
-SELECT quiesce();
+SELECT pg_temp.quiesce();
 VACUUM (FREEZE) m;
 SELECT age(relfrozenxid) < age(:'old_frozenxid'::xid) AS relfrozenxid_advanced
   FROM pg_class WHERE oid = 'm'::regclass;
@@ -158,6 +141,7 @@ INSERT INTO tr_keep SELECT * FROM tr;
 SELECT pg_relation_size('tr') AS size_before \gset
 DELETE FROM tr WHERE id > 100;
 DELETE FROM tr_keep WHERE id > 100;
+SELECT pg_temp.quiesce();
 VACUUM tr;
 VACUUM tr_keep;
 SELECT pg_relation_size('tr') < :size_before / 4 AS truncated,
@@ -175,6 +159,7 @@ SELECT pg_relation_size('tr') <= :size_before / 4 AS reused;
 -- 5. INDEX_CLEANUP off leaves dead line pointers (and their index
 -- entries); a later VACUUM removes them
 DELETE FROM tr WHERE id <= 50;
+SELECT pg_temp.quiesce();
 VACUUM (INDEX_CLEANUP off) tr;
 SELECT count(*) FROM tr WHERE id <= 50;
 SELECT indexes_agree('tr');
@@ -186,6 +171,7 @@ CREATE TABLE noidx (id int, v text) USING minidb WITH (autovacuum_enabled = off)
 INSERT INTO noidx SELECT i, 'v' FROM generate_series(1, 1000) i;
 UPDATE noidx SET v = 'w' WHERE id % 2 = 0;
 DELETE FROM noidx WHERE id % 5 = 0;
+SELECT pg_temp.quiesce();
 VACUUM noidx;
 SELECT records, dead_versions, depth_max FROM minidb_stats('noidx');
 SELECT count(*), count(*) FILTER (WHERE v = 'w') FROM noidx;
@@ -200,6 +186,7 @@ UPDATE big SET v = 'u' WHERE id % 4 = 0;
 DELETE FROM big WHERE id % 7 = 0;
 UPDATE big SET k = k + 1 WHERE id % 11 = 0;
 SELECT count(*) AS rows_before, sum(k) AS k_before FROM big \gset
+SELECT pg_temp.quiesce();
 SET vacuum_cost_delay = '10ms';
 SET vacuum_cost_limit = 1;
 SET statement_timeout = '300ms';

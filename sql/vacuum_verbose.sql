@@ -19,6 +19,9 @@ SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS minidb_am;
 CREATE EXTENSION IF NOT EXISTS amcheck;
 RESET client_min_messages;
+\getenv abs_srcdir PG_ABS_SRCDIR
+\set quiesce_file :abs_srcdir '/sql/include/quiesce.sql'
+\i :quiesce_file
 CREATE SCHEMA vv_heap;
 CREATE SCHEMA vv_minidb;
 CREATE TABLE vv_heap.t (a int PRIMARY KEY, b int) USING heap
@@ -49,6 +52,7 @@ SELECT format('%s/psql -X -q -U %s -h %s -p %s -d %s -c "SET track_io_timing = o
 \gset
 CREATE TEMP TABLE report (n serial, am text, line text);
 \set cmd :psql ' -c "VACUUM (VERBOSE, PARALLEL 2) vv_heap.t" -c "DELETE FROM vv_heap.t WHERE a % 5 = 0" -c "VACUUM (VERBOSE, INDEX_CLEANUP off) vv_heap.t" -c "VACUUM (VERBOSE) vv_heap.noidx" 2>&1'
+SELECT pg_temp.quiesce();
 COPY report (line) FROM PROGRAM :'cmd' WITH (FORMAT text, DELIMITER E'\x01');
 UPDATE report SET am = 'heap' WHERE am IS NULL;
 \set cmd :psql ' -c "VACUUM (VERBOSE, PARALLEL 2) vv_minidb.t" -c "DELETE FROM vv_minidb.t WHERE a % 5 = 0" -c "VACUUM (VERBOSE, INDEX_CLEANUP off) vv_minidb.t" -c "VACUUM (VERBOSE) vv_minidb.noidx" 2>&1'
