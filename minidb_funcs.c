@@ -323,21 +323,25 @@ held_rows_of_page(Relation rel, BlockNumber blkno,
 				h->writer_mode = minidb_head_lock_mode(head.vh, false);
 			}
 			h->is_multi = lk.multi;
-
-			/*
-			 * An update in place is a key update only through a FOR UPDATE
-			 * lock of its transaction.  Heap folds that lock into the
-			 * update's mode only when one xid holds both; beside a lock of
-			 * another subtransaction (a multixact) the member shows the
-			 * update's own mode.
-			 */
-			if (TransactionIdIsValid(h->writer) &&
-				!(head.vh->vh_flags & MINIDB_V_NODATA_MASK) &&
-				(lk.multi || !TransactionIdEquals(lk.xid, h->writer)))
-				h->writer_mode = LockTupleNoKeyExclusive;
 			h->lockmode = lk.mode;
 			h->locker = minidb_lockers_live(&lk) ? lk.xid :
 				InvalidTransactionId;
+
+			/*
+			 * An update in place is a key update only through a FOR UPDATE
+			 * lock of its transaction.  Heap keeps one xmax, in the
+			 * stronger mode of the two, when one xid holds the lock and
+			 * made the update: a lone lock of the writer's is folded into
+			 * the writer.  Beside a lock of another subtransaction (a
+			 * multixact) the update's member shows its own mode.
+			 */
+			if (TransactionIdIsValid(h->writer))
+			{
+				if (!lk.multi && TransactionIdEquals(h->locker, h->writer))
+					h->locker = InvalidTransactionId;
+				else if (!(head.vh->vh_flags & MINIDB_V_NODATA_MASK))
+					h->writer_mode = LockTupleNoKeyExclusive;
+			}
 			if (TransactionIdIsValid(h->locker) ||
 				TransactionIdIsValid(h->writer))
 				n++;
@@ -401,12 +405,7 @@ put_held_row(Tuplestorestate *store, TupleDesc desc, const HeldRow *h)
 		holders[n].mode = mode_of_status(members[i].status);
 		holders[n++].is_update = false;
 	}
-	/*
-	 * A lone lock of the writer's own (sub)transaction is part of its
-	 * UPDATE, as heap keeps the stronger mode of the two in one xmax.
-	 */
-	if (TransactionIdIsValid(h->locker) && !h->is_multi &&
-		!TransactionIdEquals(h->locker, h->writer))
+	if (TransactionIdIsValid(h->locker) && !h->is_multi)
 	{
 		holders[n].xid = h->locker;
 		holders[n].mode = minidb_mode_from_lock(h->lockmode);

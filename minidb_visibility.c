@@ -985,8 +985,8 @@ head_then_settled(MinidbVersionHeader *vh, int index, void *arg)
  * *superseder (if given) is whom a change of the row waits for while the
  * head's transaction runs: with 2, the xmin of the version just above
  * below that did not abort, the writer that superseded it; with 1 (no
- * settled version below), the head's.  The running versions above below are all one
- * transaction's (a writer waits for the head's to end before it
+ * settled version below), the head's.  The running versions above below
+ * are all one transaction's (a writer waits for the head's to end before it
  * prepends), but of its subtransactions: heap waits for the xmax of the
  * version its scan saw, which is that one, not the head's.  Rolled back
  * to a savepoint taken before it, that subtransaction ends and the waiter
