@@ -509,6 +509,42 @@ committed_conflict_between(Relation rel, ItemPointer tid, char *rec,
 }
 
 /*
+ * The head is another transaction's change in progress, which the request
+ * would wait for.  Heap would not, when the version its caller saw was
+ * superseded by a committed change the request conflicts with: the tuple's
+ * xmax is then that committed updater, and heap_update and heap_delete
+ * return TM_Updated at once, as heap_lock_tuple does ("sleeping cannot
+ * possibly do any good"), or its walk of the update chain on meeting the
+ * change (FOR KEY SHARE, which passes no-key updates).  Under REPEATABLE
+ * READ that is 40001; under READ COMMITTED EvalPlanQual locks the newest
+ * version, which does wait.  Such a change lies between the settled version
+ * below the head (index below) and the version the snapshot sees.  A lock
+ * of at least FOR SHARE that this transaction holds proves there is none
+ * (see the end of minidb_check_row).  True when that decided the check.
+ */
+static bool
+superseded_under_snapshot(Relation rel, ItemPointer tid, char *rec,
+						  uint32 len, Buffer buffer,
+						  const MinidbRowRequest *req, int below,
+						  TM_FailureData *tmfd, MinidbRowCheck *rc)
+{
+	MinidbVersionRef seen;
+	TransactionId xmax;
+
+	if (req->snapshot == NULL || !IsMVCCSnapshot(req->snapshot) ||
+		rc->our_mode >= (int) LockTupleShare)
+		return false;
+	if (minidb_snapshot_version(rel, tid, rec, len, req->snapshot, buffer,
+								&seen) < 0)
+		return false;
+	if (!committed_conflict_between(rel, tid, rec, len, buffer, req->mode,
+									below, seen.index, &xmax))
+		return false;
+	row_fail(rc, TM_Updated, tmfd, tid, xmax, InvalidCommandId);
+	return true;
+}
+
+/*
  * FOR KEY SHARE ignores no-key updates, committed ones included: heap locks
  * the version the caller's scan saw even when a committed UPDATE that left
  * the key alone has superseded it (heap_lock_tuple's "updated, but keys
@@ -584,7 +620,12 @@ minidb_check_row(Relation rel, ItemPointer tid, char *rec, uint32 len,
 	if (!minidb_xid_committed(vh, buffer))
 	{
 		if (running_head_blocks(req, vh, n == 1, superseder, rc))
+		{
+			if (n > 1)
+				superseded_under_snapshot(rel, tid, rec, len, buffer, req,
+										  below.index, tmfd, rc);
 			return;
+		}
 		rc->head_running = true;
 		rc->passed_move = (vh->vh_flags & MINIDB_V_MOVED) != 0;
 		if (n == 1)
