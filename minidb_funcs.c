@@ -261,16 +261,17 @@ superseding_version(Relation rel, ItemPointer tid, char *rec, uint32 len,
 					const MinidbVersionRef *below, TransactionId superseder,
 					MinidbVersionRef *ref)
 {
-	for (int i = below->index - 1; i >= ref->index; i--)
-	{
-		MinidbVersionRef v;
+	MinidbVersionWalk walk;
+	MinidbVersionRef v;
+	int			from = ref->index;
 
-		minidb_ref_at(rel, tid, rec, len, i, &v);
-		if (TransactionIdEquals(v.vh->vh_xmin, superseder))
-		{
+	/* the last one found, newest first, is the one just above below */
+	minidb_walk_begin(&walk, rel, tid, rec, len);
+	while (minidb_walk_next(&walk, &v) && v.index < below->index)
+	{
+		if (v.index >= from &&
+			TransactionIdEquals(v.vh->vh_xmin, superseder))
 			minidb_ref_copy(ref, &v);
-			return;
-		}
 	}
 }
 

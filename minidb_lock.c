@@ -492,11 +492,14 @@ committed_conflict_between(Relation rel, ItemPointer tid, char *rec,
 						   uint32 len, Buffer buffer, LockTupleMode mode,
 						   int from, int to, TransactionId *xmax)
 {
-	for (int i = from; i < to; i++)
-	{
-		MinidbVersionRef ref;
+	MinidbVersionWalk walk;
+	MinidbVersionRef ref;
 
-		minidb_ref_at(rel, tid, rec, len, i, &ref);
+	minidb_walk_begin(&walk, rel, tid, rec, len);
+	while (minidb_walk_next(&walk, &ref) && ref.index < to)
+	{
+		if (ref.index < from)
+			continue;
 		if (minidb_modes_conflict(mode, minidb_head_lock_mode(ref.vh, false)) &&
 			!TransactionIdIsCurrentTransactionId(ref.vh->vh_xmin) &&
 			!minidb_xid_aborted(ref.vh, buffer))
