@@ -165,13 +165,17 @@ prune_plan_for(Relation rel, Page page, OffsetNumber off, Buffer buffer,
 {
 	uint32		len;
 	char	   *rec = minidb_image_record(page, off, &len);
-	/* the walk never yields more versions than the header declares */
-	int			declared = Min(Max(minidb_record_nversions(rec, len), 1),
-							   MINIDB_MAX_VERSIONS);
-	bool	   *keep = palloc(sizeof(bool) * declared);
+	int			declared = minidb_record_nversions(rec, len);
+	bool	   *keep;
 	int			floor;
 	int			nkeep;
 
+	/*
+	 * The walk never yields more versions than the header declares.  (Counted
+	 * once: Min and Max would read the header up to four times.)
+	 */
+	declared = Min(Max(declared, 1), MINIDB_MAX_VERSIONS);
+	keep = palloc(sizeof(bool) * declared);
 	nkeep = minidb_prune_plan(rec, len, GlobalVisTestFor(rel),
 							  buffer, keep, n, &floor);
 	if (nkeep > 0 && nkeep < *n)
