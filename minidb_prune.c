@@ -73,6 +73,8 @@ plan_record(char *rec, uint32 len, GlobalVisState *vistest, Buffer buffer,
 	MinidbChainError err;
 	bool		damaged = false;
 	bool		floor_found = false;
+	bool		dropped = false;
+	bool		kept_below_dropped = false;
 	TransactionId floor_xmin = InvalidTransactionId;
 	TransactionId kept_xmin[2] = {InvalidTransactionId, InvalidTransactionId};
 	int			nkeep = 0;
@@ -91,8 +93,11 @@ plan_record(char *rec, uint32 len, GlobalVisState *vistest, Buffer buffer,
 		MinidbVersionHeader *vh = ref.vh;
 
 		keep[n] = !floor_found && !minidb_xid_aborted(vh, buffer);
-		if (keep[n])
+		if (!keep[n])
+			dropped = true;
+		else
 		{
+			kept_below_dropped |= dropped;
 			nkeep++;
 			kept_xmin[0] = kept_xmin[1];
 			kept_xmin[1] = vh->vh_xmin;
@@ -112,9 +117,13 @@ plan_record(char *rec, uint32 len, GlobalVisState *vistest, Buffer buffer,
 	/*
 	 * A V3 version stored as a difference from one that goes is stored
 	 * whole; should that take more room than the record has (versions going
-	 * from the middle of a chain), prune nothing here this time.
+	 * from the middle of a chain), prune nothing here this time.  When only
+	 * the oldest versions go (the floor's elders, as mostly), the kept ones
+	 * stay as they are stored, where they are, under the same header: the
+	 * record can only shrink, and sizing it is not needed.
 	 */
-	if (nkeep > 0 && nkeep < n && !minidb_record_prune_fits(rec, len, keep))
+	if (nkeep > 0 && nkeep < n && kept_below_dropped &&
+		!minidb_record_prune_fits(rec, len, keep))
 	{
 		memset(keep, true, sizeof(bool) * n);
 		return n;
