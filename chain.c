@@ -1066,6 +1066,38 @@ minidb_record_prepend_ex(char *out, uint32 outsize, const char *rec,
 }
 
 /*
+ * How many data versions keep[] keeps of rec when they are its newest ones
+ * and every older one goes, the row not ended (see v3_kept_newest): what
+ * pruning before an UPDATE mostly keeps.  0 otherwise, and for V1 and V2.
+ */
+int
+minidb_record_kept_newest(const char *rec, uint32 reclen, const bool *keep)
+{
+	if (reclen < 1 || minidb_record_format_of(rec) != MINIDB_FORMAT_V3)
+		return 0;
+	return v3_kept_newest(rec, reclen, keep);
+}
+
+/*
+ * minidb_record_prepend_ex of v, in the record's own format (V3), onto the
+ * record that minidb_record_prune leaves of rec when keep[] keeps its
+ * nnewest newest versions (minidb_record_kept_newest): the same bytes,
+ * without building the pruned record first.
+ */
+uint32
+minidb_record_prepend_newest(char *out, uint32 outsize, const char *rec,
+							 uint32 reclen, int nnewest,
+							 const MinidbVersionData *v,
+							 const MinidbRecordEnd *extra)
+{
+	if (minidb_record_format_of(rec) != MINIDB_FORMAT_V3 || nnewest < 1)
+		elog(ERROR, "minidb_record_prepend_newest: %d versions of a format %d record",
+			 nnewest, minidb_record_format_of(rec));
+	return v3_prepend_newest(out, outsize, rec, reclen, nnewest, v, extra,
+							 out == NULL);
+}
+
+/*
  * A record of format holding vs[0..n-1], newest first (vs[0] may end the
  * row), with the record-level fields of like: its lockers (when the row
  * has not ended), a speculative token, a moved row's successor.  out NULL:

@@ -503,6 +503,19 @@ extern uint32 minidb_record_prepend_ex(char *out, uint32 outsize,
 									   const MinidbVersionData *v,
 									   int format,
 									   const MinidbRecordEnd *extra);
+/*
+ * The same, in rec's own format, onto rec pruned to keep[] without pruning
+ * it first, when keep[] keeps rec's nnewest newest versions and drops the
+ * older ones: minidb_record_kept_newest gives nnewest, or 0 when that is
+ * not so (V1, V2, a row's end, any other pattern).
+ */
+extern int	minidb_record_kept_newest(const char *rec, uint32 reclen,
+									  const bool *keep);
+extern uint32 minidb_record_prepend_newest(char *out, uint32 outsize,
+										   const char *rec, uint32 reclen,
+										   int nnewest,
+										   const MinidbVersionData *v,
+										   const MinidbRecordEnd *extra);
 /* Rewrites: a record of format from whole versions, fields from like */
 extern uint32 minidb_record_from_versions(char *out, uint32 outsize,
 										  const MinidbVersionData *vs, int n,

@@ -41,6 +41,11 @@ extern uint32 v3_build(char *out, uint32 outsize, const MinidbVersionData *v,
 extern uint32 v3_prepend(char *out, uint32 outsize, const char *rec,
 						 uint32 reclen, const MinidbVersionData *v,
 						 const MinidbRecordEnd *extra, bool sizeonly);
+extern uint32 v3_prepend_newest(char *out, uint32 outsize, const char *rec,
+								uint32 reclen, int nnewest,
+								const MinidbVersionData *v,
+								const MinidbRecordEnd *extra, bool sizeonly);
+extern int	v3_kept_newest(const char *rec, uint32 reclen, const bool *keep);
 extern uint32 v3_from_versions(char *out, uint32 outsize,
 							   const MinidbVersionData *vs, int n,
 							   const MinidbRecordEnd *extra, bool sizeonly);

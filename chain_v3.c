@@ -1957,6 +1957,45 @@ v3_prepend(char *out, uint32 outsize, const char *rec, uint32 reclen,
 		   const MinidbVersionData *v, const MinidbRecordEnd *extra,
 		   bool sizeonly)
 {
+	return v3_prepend_newest(out, outsize, rec, reclen, 0, v, extra,
+							 sizeonly);
+}
+
+/*
+ * How many data versions keep[] (indexed as walkers index) keeps of a
+ * record without an end when they are its newest ones, every older one
+ * going: m for keep[0..m-1] true and the rest false.  0 for any other
+ * pattern, a record with an end, or one whose header is damaged.
+ */
+int
+v3_kept_newest(const char *rec, uint32 reclen, const bool *keep)
+{
+	MinidbChainError err;
+	V3Header	h;
+	int			m = 0;
+
+	if (!check_header(rec, reclen, &h, &err) || h.has_end)
+		return 0;
+	while (m < h.n && keep[m])
+		m++;
+	for (int i = m; i < h.n; i++)
+		if (keep[i])
+			return 0;
+	return m;
+}
+
+/*
+ * v3_prepend onto rec's newest nnewest data versions alone (0: all of
+ * them), as onto the record v3_prune leaves when it drops the older ones:
+ * that record holds the versions it keeps as rec stores them (the oldest
+ * kept one is stored whole or as its difference from a kept one) under
+ * the same header, so the result is the same, without building it.
+ */
+uint32
+v3_prepend_newest(char *out, uint32 outsize, const char *rec, uint32 reclen,
+				  int nnewest, const MinidbVersionData *v,
+				  const MinidbRecordEnd *extra, bool sizeonly)
+{
 	const char *orig = rec;
 	V3Header	h;
 	V3Version  *parsed;
@@ -1990,6 +2029,11 @@ v3_prepend(char *out, uint32 outsize, const char *rec, uint32 reclen,
 		elog(ERROR, "minidb_record_prepend onto a row that has ended");
 	if (h.n == 0)
 		elog(ERROR, "minidb_record_prepend onto a record without versions");
+	if (nnewest > h.n)
+		elog(ERROR, "minidb_record_prepend onto the newest %d of %d versions",
+			 nnewest, h.n);
+	if (nnewest > 0)
+		h.n = nnewest;
 	nsrc = h.n + (marker ? 0 : 1);
 	xmax = h.xmax;
 	succ = h.succ;

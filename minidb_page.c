@@ -641,27 +641,53 @@ minidb_prepend_build(Page page, OffsetNumber off, const bool *keep,
 {
 	ItemId		lp = PageGetItemId(page, off);
 	uint32		len = ItemIdGetLength(lp);
-	char	   *old = palloc(MAXALIGN(len));
+	const char *rec = (const char *) PageGetItem(page, lp);
+	char	   *pruned = NULL;
 	uint32		newsize;
 	char	   *buf;
 
-	memcpy(old, PageGetItem(page, lp), len);
 	if (keep)
-		len = minidb_record_prune(old, len, keep);
+	{
+		int			nnewest;
+
+		/*
+		 * Pruning before an UPDATE mostly keeps the newest versions of a V3
+		 * record, as they are stored: then the new record is built straight
+		 * from the page's.  The cheap bound of the unpruned record's new
+		 * length bounds the pruned one's, which is no longer.
+		 */
+		if ((format == 0 || format == minidb_record_format_of(rec)) &&
+			(nnewest = minidb_record_kept_newest(rec, len, keep)) > 0)
+		{
+			newsize = MAXALIGN(minidb_record_prepend_size(len, v));
+			buf = palloc(newsize);
+			*newlen = minidb_record_prepend_newest(buf, newsize, rec, len,
+												   nnewest, v, extra);
+			return buf;
+		}
+		/* otherwise pruning rewrites a copy of the record first */
+		pruned = palloc(MAXALIGN(len));
+		memcpy(pruned, rec, len);
+		len = minidb_record_prune(pruned, len, keep);
+		rec = pruned;
+	}
 
 	/*
 	 * In the record's own format the cheap upper bound of its new length
 	 * (the fuzzer checks that it is one) spares sizing the write twice;
-	 * the builder refuses to write past the buffer's end.
+	 * the builder refuses to write past the buffer's end.  It reads the
+	 * record and writes into a buffer of its own, so an unpruned record is
+	 * read where it lies on the page.
 	 */
-	if (format == 0 || format == minidb_record_format_of(old))
+	if (format == 0 || format == minidb_record_format_of(rec))
 		newsize = minidb_record_prepend_size(len, v);
 	else
-		newsize = minidb_record_prepend_size_ex(old, len, v, format, extra);
+		newsize = minidb_record_prepend_size_ex(rec, len, v, format, extra);
 	buf = palloc(MAXALIGN(newsize));
-	*newlen = minidb_record_prepend_ex(buf, MAXALIGN(newsize), old, len, v,
+	*newlen = minidb_record_prepend_ex(buf, MAXALIGN(newsize), rec, len, v,
 									   format, extra);
-	pfree(old);
+	if (pruned)
+		pfree(pruned);
 	return buf;
 }
 

@@ -1826,6 +1826,102 @@ m3_prepend(Rec3 *rec, const MinidbVersionData *v, const MinidbRecordEnd *extra,
 	return true;
 }
 
+/*
+ * Prepend v (a data version, or a marker with extra) both ways
+ * minidb_prepend_build may: to the pruned record, and with
+ * minidb_record_prepend_newest to the record before pruning (from an
+ * exact copy, so that AddressSanitizer sees any read past it), which must
+ * give the same bytes.
+ */
+static void
+m3_same_prepend(const char *before, uint32 beforelen, int nnewest,
+				const char *pruned, uint32 prunedlen,
+				const MinidbVersionData *v, const MinidbRecordEnd *extra,
+				const char *step)
+{
+	uint32		want = minidb_record_prepend_size_ex(pruned, prunedlen, v, 0,
+													 extra);
+	uint32		bound = minidb_record_prepend_size(beforelen, v);
+	char	   *a;
+	char	   *b;
+	uint32		lena;
+	uint32		lenb;
+
+	if (want > MINIDB_R3_MAX_LEN)
+		return;					/* refused either way: expect_refusal's */
+	if (want > bound)
+		mismatch("%s: the prepend bound of the unpruned record, %u, is under the pruned record's %u",
+				 step, bound, want);
+	a = malloc(want);
+	b = malloc(bound);
+	lena = minidb_record_prepend_ex(a, want, pruned, prunedlen, v, 0, extra);
+	lenb = minidb_record_prepend_newest(b, bound, before, beforelen, nnewest,
+										v, extra);
+	if (lena != lenb || memcmp(a, b, lena) != 0)
+		mismatch("%s: prepend onto the newest %d versions gave %u bytes, onto the pruned record %u%s",
+				 step, nnewest, lenb, lena, lena == lenb ? ", not the same" : "");
+	free(a);
+	free(b);
+}
+
+/*
+ * keep[] keeps the newest versions and drops the older ones: the pruned
+ * record is no longer (plan_record does not size it), and prepending to
+ * the record with minidb_record_prepend_newest gives what prepending to the
+ * pruned one gives (minidb_prepend_build does not prune first).
+ */
+static void
+m3_check_kept_newest(const char *before, uint32 beforelen, const bool *keep,
+					 bool fits, const char *pruned, uint32 prunedlen,
+					 const char *step)
+{
+	int			total = m3.ndata + (m3.has_end ? 1 : 0);
+	int			k = 0;
+	int			nnewest;
+	bool		newest = true;
+	MinidbVersionData v;
+	MinidbVersionData m;
+	MinidbRecordEnd extra;
+	ItemPointerData succ;
+
+	while (k < total && keep[k])
+		k++;
+	for (int i = k; i < total; i++)
+		newest &= !keep[i];
+	newest &= k > 0;
+	if (newest && !fits)
+		mismatch("%s: prune_fits refuses to drop the %d oldest versions",
+				 step, total - k);
+	nnewest = minidb_record_kept_newest(before, beforelen, keep);
+	if (nnewest != ((newest && !m3.has_end) ? k : 0))
+		mismatch("%s: kept_newest says %d, keep[] keeps the newest %d of %d%s",
+				 step, nnewest, newest ? k : 0, total,
+				 m3.has_end ? " (the row has ended)" : "");
+	if (nnewest == 0 || prunedlen == 0)
+		return;
+
+	/* an UPDATE: the head again, by a later transaction */
+	v = m3.v[0];
+	v.xmin = m3.v[0].xmin + 1;
+	if (!TransactionIdIsNormal(v.xmin))
+		v.xmin = FirstNormalTransactionId;
+	m3_same_prepend(before, beforelen, nnewest, pruned, prunedlen, &v, NULL,
+					step);
+	/* a DELETE, and a move */
+	memset(&m, 0, sizeof(m));
+	memset(&extra, 0, sizeof(extra));
+	m.xmin = v.xmin;
+	m.cid = 3;
+	m.flags = MINIDB_V_TOMBSTONE;
+	m3_same_prepend(before, beforelen, nnewest, pruned, prunedlen, &m, NULL,
+					step);
+	m.flags = MINIDB_V_MOVED | MINIDB_V_KEYS_UPDATED;
+	ItemPointerSet(&succ, 7, 3);
+	extra.successor = &succ;
+	m3_same_prepend(before, beforelen, nnewest, pruned, prunedlen, &m,
+					&extra, step);
+}
+
 /* keep[]: prune, checking that prune_fits told the truth */
 static void
 m3_prune_checked(Rec3 *rec, const bool *keep, bool must_fit, uint64 seed,
@@ -1850,11 +1946,14 @@ m3_prune_checked(Rec3 *rec, const bool *keep, bool must_fit, uint64 seed,
 		if (newlen == 0 || newlen > rec->len)
 			mismatch("%s: prune that fits gave %u bytes from %u", step,
 					 newlen, rec->len);
+		m3_check_kept_newest(before, rec->len, keep, fits, work, newlen,
+							 step);
 		rec3_take(rec, work, newlen);
 		m3_prune(keep);
 	}
 	else
 	{
+		m3_check_kept_newest(before, rec->len, keep, fits, NULL, 0, step);
 		if (!caught || strstr(minidb_shim_last_error, "would grow") == NULL)
 			mismatch("%s: prune_fits says no, prune %s", step,
 					 caught ? minidb_shim_last_error : "succeeded");
