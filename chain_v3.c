@@ -628,9 +628,15 @@ source_copy(char *out, uint32 outsize, const char *rec, uint32 reclen)
 static void header_without_end(const V3Header *h, uint8 *info, uint8 *xinfo,
 							   TransactionId *xmax, ItemPointerData *succ);
 
-/* Parse every version of a record known to be valid; palloc'd array */
+/*
+ * Parse every version of a record known to be valid: into local (nlocal
+ * entries) when they fit, else into a palloc'd array; callers pfree what
+ * is not local.  Writers prepending to a row of a few versions, the
+ * common case, then allocate nothing for it.
+ */
 static V3Version *
-parse_valid(const char *rec, uint32 reclen, V3Header *h)
+parse_valid(const char *rec, uint32 reclen, V3Header *h, V3Version *local,
+			int nlocal)
 {
 	MinidbChainError err;
 	V3Header	probe;
@@ -648,7 +654,10 @@ parse_valid(const char *rec, uint32 reclen, V3Header *h)
 		elog(ERROR, "minidb V3 record is damaged: field \"%s\": %s",
 			 err.field, err.detail);
 	}
-	versions = palloc(sizeof(V3Version) * Max(probe.n, 1));
+	if (local != NULL && probe.n <= nlocal)
+		versions = local;
+	else
+		versions = palloc(sizeof(V3Version) * Max(probe.n, 1));
 	if (!check_all(rec, reclen, h, versions, &err))
 	{
 #ifndef MINIDB_STANDALONE
@@ -1552,14 +1561,26 @@ typedef struct V3Writer
 	uint16		ends_local[32];
 } V3Writer;
 
-static void
+/* Out of line, so that w_put is small enough to inline (a caller's bug) */
+static pg_noinline void
+w_overflow(const V3Writer *w)
+{
+	elog(ERROR, "minidb record builder: output buffer of %u bytes is too small",
+		 w->outsize);
+}
+
+/*
+ * Every field of a record goes through here, a few bytes at a time, and
+ * sizing passes only count: inlined, the count is an addition and a copy
+ * of a known length is a move.
+ */
+static inline void
 w_put(V3Writer *w, const void *src, uint32 len)
 {
 	if (w->out)
 	{
-		if (w->pos + len > w->outsize)
-			elog(ERROR, "minidb record builder: output buffer of %u bytes is too small",
-				 w->outsize);
+		if (unlikely(w->pos + len > w->outsize))
+			w_overflow(w);
 		if (src)
 			memcpy(w->out + w->pos, src, len);
 		else
@@ -1706,8 +1727,19 @@ shared_affixes(const char *newer, uint32 newlen, const char *older,
 	uint32		p = 0;
 	uint32		s = 0;
 
+	/*
+	 * Eight bytes at a time while they match, then byte by byte: a row's
+	 * unchanged columns (a padded char(n)) are often most of its bytes.
+	 */
+	while (p + sizeof(uint64) <= max &&
+		   memcmp(newer + p, older + p, sizeof(uint64)) == 0)
+		p += sizeof(uint64);
 	while (p < max && newer[p] == older[p])
 		p++;
+	while (s + sizeof(uint64) <= max - p &&
+		   memcmp(newer + newlen - s - sizeof(uint64),
+				  older + oldlen - s - sizeof(uint64), sizeof(uint64)) == 0)
+		s += sizeof(uint64);
 	while (s < max - p && newer[newlen - 1 - s] == older[oldlen - 1 - s])
 		s++;
 	*prefix = Min(p, PG_UINT16_MAX);
@@ -1998,9 +2030,11 @@ v3_prepend_newest(char *out, uint32 outsize, const char *rec, uint32 reclen,
 {
 	const char *orig = rec;
 	V3Header	h;
+	V3Version	parsed_local[8];
 	V3Version  *parsed;
 	V3Writer	w;
-	V3Src	   *src;
+	V3Src		src_local[lengthof(parsed_local) + 1];
+	V3Src	   *src = src_local;
 	bool		marker = (v->flags & MINIDB_V_NODATA_MASK) != 0;
 	int			nsrc;
 	uint8		info;
@@ -2011,7 +2045,8 @@ v3_prepend_newest(char *out, uint32 outsize, const char *rec, uint32 reclen,
 
 	if (!sizeonly)
 		rec = source_copy(out, outsize, rec, reclen);
-	parsed = parse_valid(rec, reclen, &h);
+	parsed = parse_valid(rec, reclen, &h, parsed_local,
+						 lengthof(parsed_local));
 	if (h.has_end && sizeonly)
 	{
 		/*
@@ -2039,7 +2074,8 @@ v3_prepend_newest(char *out, uint32 outsize, const char *rec, uint32 reclen,
 	succ = h.succ;
 	if (nsrc > MINIDB_MAX_VERSIONS)
 		elog(ERROR, "minidb record already holds %d versions, the limit", h.n);
-	src = palloc(sizeof(V3Src) * nsrc);
+	if (nsrc > lengthof(src_local))
+		src = palloc(sizeof(V3Src) * nsrc);
 	if (marker)
 	{
 		info = 0;
@@ -2066,8 +2102,10 @@ v3_prepend_newest(char *out, uint32 outsize, const char *rec, uint32 reclen,
 			&succ);
 	emit_versions(&w, src, nsrc);
 	len = w_finish(&w);
-	pfree(src);
-	pfree(parsed);
+	if (src != src_local)
+		pfree(src);
+	if (parsed != parsed_local)
+		pfree(parsed);
 	if (rec != orig)
 		pfree((char *) rec);
 	return len;
@@ -2162,7 +2200,7 @@ uint32
 v3_prune(char *rec, uint32 reclen, const bool *keep, bool sizeonly)
 {
 	V3Header	h;
-	V3Version  *parsed = parse_valid(rec, reclen, &h);
+	V3Version  *parsed = parse_valid(rec, reclen, &h, NULL, 0);
 	uint8		info = h.info & ~MINIDB_R3_MULTI;
 	uint8		xinfo = h.xinfo;
 	TransactionId xmax = h.xmax;
@@ -2214,7 +2252,7 @@ v3_set_lockers(char *out, uint32 outsize, const char *rec, uint32 reclen,
 			   const MinidbLockers *lk, bool sizeonly)
 {
 	V3Header	h;
-	V3Version  *parsed = parse_valid(rec, reclen, &h);
+	V3Version  *parsed = parse_valid(rec, reclen, &h, NULL, 0);
 	uint8		info;
 	uint8		xinfo;
 	TransactionId xmax = InvalidTransactionId;
@@ -2275,7 +2313,7 @@ v3_set_lockers(char *out, uint32 outsize, const char *rec, uint32 reclen,
 		if (copy != rec)
 		{
 			pfree(parsed);
-			parsed = parse_valid(copy, reclen, &h);
+			parsed = parse_valid(copy, reclen, &h, NULL, 0);
 		}
 		len = rewrite(out, outsize, copy, &h, parsed, NULL, 0, info, xinfo,
 					  xmax, &succ);
