@@ -365,14 +365,13 @@ minidb_page_locate(const void *ptr, Buffer *buffer, OffsetNumber *off)
  * counts it as MINIDB_LEGACY_RESERVE).
  */
 static inline const char *
-reserve_record(Page page, ItemId lp)
+reserve_record(Page page, ItemId lp, uint32 upper, uint32 special)
 {
-	PageHeader	ph = (PageHeader) page;
 	uint32		lpoff = ItemIdGetOffset(lp);
 	uint32		lplen = ItemIdGetLength(lp);
 
-	if (lpoff < ph->pd_upper || lplen < MINIDB_R3_INFO_PREFIX ||
-		lpoff + lplen > ph->pd_special)
+	if (lpoff < upper || lplen < MINIDB_R3_INFO_PREFIX ||
+		lpoff + lplen > special)
 		return NULL;
 	return (const char *) page + lpoff;
 }
@@ -381,28 +380,48 @@ reserve_record(Page page, ItemId lp)
  * The page's reserve, or with bound_only an upper bound of it read off each
  * record's first byte: MINIDB_SLOT_RESERVE for a V3 record (what v3_reserve
  * returns at most), MINIDB_LEGACY_RESERVE for any other.  A damaged line
- * pointer counts MINIDB_LEGACY_RESERVE either way.
+ * pointer counts MINIDB_LEGACY_RESERVE either way.  The bound's walk stops
+ * once what it counted, with the most the remaining line pointers could
+ * add, is at most stop, and returns that sum: a bound still, and all that
+ * page_reserve_within needs to know.
  */
 static pg_attribute_always_inline Size
-page_reserve_sum(Page page, bool bound_only)
+page_reserve_sum(Page page, bool bound_only, Size stop)
 {
 	OffsetNumber maxoff = minidb_page_maxoff(page);
 	Size		reserve = 0;
 
-	for (OffsetNumber off = FirstOffsetNumber; off <= maxoff; off++)
+	/*
+	 * Writers looking for room run this for every UPDATE: the page's bounds
+	 * and each line pointer are read once (the compiler cannot tell that
+	 * the records' bytes read here do not overlap them), and the line
+	 * pointers are walked as the array they are.
+	 */
+	uint32		upper = ((PageHeader) page)->pd_upper;
+	uint32		special = ((PageHeader) page)->pd_special;
+	ItemId		lps = PageGetItemId(page, FirstOffsetNumber);
+
+	for (int i = 0; i < maxoff; i++)
 	{
-		ItemId		lp = PageGetItemId(page, off);
+		ItemIdData	lp = lps[i];
 		const char *rec;
 
-		if (!ItemIdIsNormal(lp))
+		if (!ItemIdIsNormal(&lp))
 			continue;
-		rec = reserve_record(page, lp);
+		rec = reserve_record(page, &lp, upper, special);
 		if (rec == NULL)
 			reserve += MINIDB_LEGACY_RESERVE;
 		else if (!bound_only)
-			reserve += minidb_record_reserve(rec, ItemIdGetLength(lp));
+			reserve += minidb_record_reserve(rec, ItemIdGetLength(&lp));
 		else if (minidb_record_format_of(rec) == MINIDB_FORMAT_V3)
+		{
+			/* the most the line pointers after this one may add */
+			Size		rest = (Size) (maxoff - i - 1) * MINIDB_LEGACY_RESERVE;
+
 			reserve += MINIDB_SLOT_RESERVE;
+			if (reserve + rest <= stop)
+				return reserve + rest;
+		}
 		else
 			reserve += MINIDB_LEGACY_RESERVE;
 	}
@@ -420,7 +439,7 @@ page_reserve_sum(Page page, bool bound_only)
 Size
 minidb_page_reserve(Page page)
 {
-	return page_reserve_sum(page, false);
+	return page_reserve_sum(page, false, 0);
 }
 
 /*
@@ -436,7 +455,7 @@ page_reserve_within(Page page, Size limit)
 	Size		bound = (Size) minidb_page_maxoff(page) * MINIDB_LEGACY_RESERVE;
 
 	if (bound > limit)
-		bound = page_reserve_sum(page, true);
+		bound = page_reserve_sum(page, true, limit);
 #ifdef MINIDB_CHECK_FAST_PATH
 	if (minidb_page_reserve(page) > bound)
 		elog(ERROR, "minidb page reserve %zu over its bound %zu",
