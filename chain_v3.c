@@ -576,16 +576,14 @@ check_last(const char *rec, const V3Header *h, MinidbChainError *err)
 						R3_PREVLEN_UNKNOWN, &v, err);
 }
 
-/* Every version, in order; versions[] (if given) gets them */
+/* Every version, in order, of a record whose header h checked */
 static bool
-check_all(const char *rec, uint32 reclen, V3Header *h, V3Version *versions,
-		  MinidbChainError *err)
+check_versions(const char *rec, const V3Header *h, V3Version *versions,
+			   MinidbChainError *err)
 {
 	uint32		end = 0;
 	uint32		prevlen = R3_PREVLEN_UNKNOWN;
 
-	if (!check_header(rec, reclen, h, err))
-		return false;
 	for (int i = 0; i < h->n; i++)
 	{
 		V3Version	v;
@@ -599,6 +597,15 @@ check_all(const char *rec, uint32 reclen, V3Header *h, V3Version *versions,
 			versions[i] = v;
 	}
 	return true;
+}
+
+/* The header, then every version; versions[] (if given) gets them */
+static bool
+check_all(const char *rec, uint32 reclen, V3Header *h, V3Version *versions,
+		  MinidbChainError *err)
+{
+	return check_header(rec, reclen, h, err) &&
+		check_versions(rec, h, versions, err);
 }
 
 bool
@@ -639,14 +646,13 @@ parse_valid(const char *rec, uint32 reclen, V3Header *h, V3Version *local,
 			int nlocal)
 {
 	MinidbChainError err;
-	V3Header	probe;
 	V3Version  *versions;
 
 	/*
 	 * Writers check the versions a read visited, not always all: a damaged
 	 * one is found here, and reported as reads report it.
 	 */
-	if (!check_header(rec, reclen, &probe, &err))
+	if (!check_header(rec, reclen, h, &err))
 	{
 #ifndef MINIDB_STANDALONE
 		minidb_record_damaged(rec, &err);
@@ -654,11 +660,11 @@ parse_valid(const char *rec, uint32 reclen, V3Header *h, V3Version *local,
 		elog(ERROR, "minidb V3 record is damaged: field \"%s\": %s",
 			 err.field, err.detail);
 	}
-	if (local != NULL && probe.n <= nlocal)
+	if (local != NULL && h->n <= nlocal)
 		versions = local;
 	else
-		versions = palloc(sizeof(V3Version) * Max(probe.n, 1));
-	if (!check_all(rec, reclen, h, versions, &err))
+		versions = palloc(sizeof(V3Version) * Max(h->n, 1));
+	if (!check_versions(rec, h, versions, &err))
 	{
 #ifndef MINIDB_STANDALONE
 		minidb_record_damaged(rec, &err);
