@@ -83,19 +83,22 @@ minidb_page_shared_record(Page page, OffsetNumber *first)
 	uint64		seen[BLCKSZ / MAXIMUM_ALIGNOF / 64];
 	OffsetNumber maxoff = minidb_page_maxoff(page);
 	uint32		below = PG_UINT32_MAX;
+	ItemId		lps = PageGetItemId(page, FirstOffsetNumber);
 	OffsetNumber off;
+	int			i;
 
-	for (off = FirstOffsetNumber; off <= maxoff; off++)
+	/* every read checks its page: the line pointer array as an array */
+	for (i = 0; i < maxoff; i++)
 	{
-		ItemId		lp = PageGetItemId(page, off);
+		ItemIdData	lp = lps[i];
 
-		if (!ItemIdIsNormal(lp))
+		if (!ItemIdIsNormal(&lp))
 			continue;
-		if (ItemIdGetOffset(lp) >= below)
+		if (ItemIdGetOffset(&lp) >= below)
 			break;
-		below = ItemIdGetOffset(lp);
+		below = ItemIdGetOffset(&lp);
 	}
-	if (off > maxoff)
+	if (i >= maxoff)
 		return InvalidOffsetNumber;
 
 	memset(seen, 0, sizeof(seen));
