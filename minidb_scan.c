@@ -28,6 +28,7 @@
 #include "executor/tuptable.h"
 #include "nodes/tidbitmap.h"
 #include "pgstat.h"
+#include "port/pg_bitutils.h"
 #include "storage/bufmgr.h"
 #include "storage/predicate.h"
 #include "storage/procarray.h"
@@ -279,18 +280,43 @@ head_seen_cb(MinidbVersionHeader *vh, int index, void *arg)
 }
 
 /*
+ * The bits of the bitmap byte of attributes 8 * b .. 8 * b + 7 that stand
+ * for one of a row's natts attributes (a set bit: a value)
+ */
+static inline uint32
+bitmap_byte(const bits8 *bitmap, int b, int natts)
+{
+	int			nbits = Min(natts - 8 * b, 8);
+
+	return bitmap[b] & ((1U << nbits) - 1);
+}
+
+/*
  * How many of a row's natts attributes come before its first null, when
- * all after it are null too (-1 when a value follows a null)
+ * all after it are null too (-1 when a value follows a null).  A byte of
+ * the bitmap at a time, not a bit: every row with a null of a scanned
+ * page asks (pgbench's tellers and branches: one unset filler).
  */
 static inline int
 values_before_nulls(const bits8 *bitmap, int natts)
 {
-	int			k = 0;
+	int			b = 0;
+	int			k;
+	uint32		bits;
 
-	while (k < natts && !att_isnull(k, bitmap))
-		k++;
-	for (int i = k + 1; i < natts; i++)
-		if (!att_isnull(i, bitmap))
+	/* the leading bytes of values only */
+	while (8 * (b + 1) <= natts && bitmap[b] == 0xFF)
+		b++;
+	if (8 * b == natts)
+		return natts;
+	/* the byte of the first null: its values must come before its nulls */
+	bits = bitmap_byte(bitmap, b, natts);
+	if ((bits & (bits + 1)) != 0)
+		return -1;
+	k = 8 * b + pg_rightmost_one_pos32(bits + 1);
+	/* and no value after it */
+	for (b++; 8 * b < natts; b++)
+		if (bitmap_byte(bitmap, b, natts) != 0)
 			return -1;
 	return k;
 }
