@@ -1204,6 +1204,171 @@ rows_age_keys(const MinidbPageRows *rows, AgeKey *keys)
 }
 
 /*
+ * Is row a before row b in the order of a page whose rows have keys: by
+ * their keys, and rows of equal keys in their line pointer order.  That is
+ * the order a stable sort by age_key_less gives, and as it is a total one
+ * (no two rows are equal in it), any sort by it gives that same order.
+ */
+static pg_attribute_always_inline bool
+row_key_before(const AgeKey *keys, int a, int b)
+{
+	if (keys[a].hi != keys[b].hi)
+		return keys[a].hi < keys[b].hi;
+	if (keys[a].lo != keys[b].lo)
+		return keys[a].lo < keys[b].lo;
+	return a < b;
+}
+
+/*
+ * The order in which rows_order_by_age last gave one page of a relation,
+ * kept in the relation's rd_amcache (so it goes when the relcache entry is
+ * reset).  A small table whose rows are updated in place in no order, as
+ * pgbench's tellers and branches are, is scanned again and again with few
+ * of its rows changed in between: the rows in their last order are then
+ * nearly in their new one, which sort_rows_by_key finds in about one pass,
+ * where sorting them from line pointer order takes n log n comparisons.
+ * It is only where the sort starts: the rows are sorted by their keys all
+ * the same, so an order that no longer fits costs time, never a different
+ * result.
+ */
+typedef struct MinidbLastOrder
+{
+	BlockNumber blkno;
+	int			nrows;
+	OffsetNumber offsets[MaxHeapTuplesPerPage]; /* its rows, by offset */
+	uint16		order[MaxHeapTuplesPerPage];	/* their indexes, in order */
+} MinidbLastOrder;
+
+/*
+ * Where to start sorting the rows of page blkno of rel: their order of the
+ * last time, when the page had just the same rows then (an update in
+ * place keeps a row's offset), else line pointer order
+ */
+static void
+rows_start_order(Relation rel, BlockNumber blkno,
+				 const MinidbPageRows *rows, uint16 *order)
+{
+	const MinidbLastOrder *last = (const MinidbLastOrder *) rel->rd_amcache;
+	int			n = rows->nrows;
+
+	if (last != NULL && last->blkno == blkno && last->nrows == n &&
+		memcmp(last->offsets, rows->offsets, n * sizeof(OffsetNumber)) == 0)
+	{
+		memcpy(order, last->order, n * sizeof(uint16));
+		return;
+	}
+	for (int i = 0; i < n; i++)
+		order[i] = i;
+}
+
+/* Keep the order of the rows of page blkno of rel, for rows_start_order */
+static void
+remember_order(Relation rel, BlockNumber blkno, const MinidbPageRows *rows,
+			   const uint16 *order)
+{
+	MinidbLastOrder *last = (MinidbLastOrder *) rel->rd_amcache;
+
+	if (last == NULL)
+	{
+		last = MemoryContextAlloc(CacheMemoryContext, sizeof(MinidbLastOrder));
+		rel->rd_amcache = last;
+	}
+	last->blkno = blkno;
+	last->nrows = rows->nrows;
+	memcpy(last->offsets, rows->offsets, rows->nrows * sizeof(OffsetNumber));
+	memcpy(last->order, order, rows->nrows * sizeof(uint16));
+}
+
+/*
+ * Sort order[0..n-1], a permutation of a page's rows, by row_key_before;
+ * in about one pass when it is nearly sorted already.  The pass keeps a
+ * sorted run of it, and sets aside each row out of place there: of two
+ * neighbours out of order, the one that does not follow the row kept
+ * before them (a row updated since the order was taken is newer than all
+ * the rows after it).  Each row set aside is then placed into the run by
+ * binary search.  Rows in no order at all are mostly set aside, which
+ * makes this an insertion sort.
+ */
+static void
+sort_rows_by_key(const AgeKey *keys, uint16 *order, int n)
+{
+	uint16		aside[MaxHeapTuplesPerPage];
+	int			nkept = 0;
+	int			naside = 0;
+
+	/* the run is written over order[], never ahead of the row read */
+	for (int k = 0; k < n; k++)
+	{
+		uint16		row = order[k];
+
+		if (nkept == 0 || row_key_before(keys, order[nkept - 1], row))
+			order[nkept++] = row;
+		else if (nkept == 1 || row_key_before(keys, order[nkept - 2], row))
+		{
+			/* the row kept last is out of place, not this one */
+			aside[naside++] = order[nkept - 1];
+			order[nkept - 1] = row;
+		}
+		else
+			aside[naside++] = row;
+	}
+	for (int k = 0; k < naside; k++)
+	{
+		uint16		row = aside[k];
+		int			lo = 0;
+		int			hi = nkept;
+
+		/* the first row of the run that this one comes before, or nkept */
+		while (lo < hi)
+		{
+			int			mid = (lo + hi) / 2;
+
+			if (row_key_before(keys, row, order[mid]))
+				hi = mid;
+			else
+				lo = mid + 1;
+		}
+		memmove(&order[lo + 1], &order[lo], (nkept - lo) * sizeof(uint16));
+		order[lo] = row;
+		nkept++;
+	}
+}
+
+/*
+ * Sort rows from row first on, the ones before it in order, by row_older:
+ * an insertion sort of their indexes, each row placed by binary search
+ * after the rows it is not older than.  For the pages whose rows have no
+ * keys; row_older is no total order (it keeps the places of rows whose
+ * cmin is not known), so this is the one way their order is taken.
+ */
+static void
+sort_rows_by_age(const MinidbPageRows *rows, int first, uint16 *order)
+{
+	int			n = rows->nrows;
+
+	for (int k = 0; k < n; k++)
+		order[k] = k;
+	for (int i = first; i < n; i++)
+	{
+		int			lo = 0;
+		int			hi = i;
+
+		/* the first of order[0..i-1] that row i is older than, or i */
+		while (lo < hi)
+		{
+			int			mid = (lo + hi) / 2;
+
+			if (row_older(rows, i, order[mid]))
+				hi = mid;
+			else
+				lo = mid + 1;
+		}
+		memmove(&order[lo + 1], &order[lo], (i - lo) * sizeof(uint16));
+		order[lo] = i;
+	}
+}
+
+/*
  * A sequential scan returns a page's rows in the order their visible
  * versions were written, oldest first (a stable sort: rows written by one
  * command keep their line pointer order).  That is the order heap's scan
@@ -1212,17 +1377,16 @@ rows_age_keys(const MinidbPageRows *rows, AgeKey *keys)
  * reads back in heap's order without ORDER BY.  The order of rows without
  * ORDER BY is unspecified, but users and tests read it.  Rows are nearly
  * always in order already: one pass checks that.  Otherwise (a page whose
- * rows are updated in place, in no order: pgbench's tellers) an insertion
- * sort of their indexes, each row placed by binary search after the rows
- * it is not older than (compared by their keys when rows_age_keys gives
- * them, else by row_older), then the rows moved once.
+ * rows are updated in place, in no order: pgbench's tellers) they are
+ * sorted by their keys when rows_age_keys gives them, starting from the
+ * order this page of rel (block blkno) last came out in, else by
+ * row_older; then the rows are moved once.
  */
 static void
-rows_order_by_age(MinidbPageRows *rows)
+rows_order_by_age(Relation rel, BlockNumber blkno, MinidbPageRows *rows)
 {
 	int			n = rows->nrows;
 	int			i;
-	bool		keyed;
 	uint16		order[MaxHeapTuplesPerPage];
 	AgeKey		keys[MaxHeapTuplesPerPage];
 	OffsetNumber offsets[MaxHeapTuplesPerPage];
@@ -1240,36 +1404,32 @@ rows_order_by_age(MinidbPageRows *rows)
 	if (i >= n)
 		return;
 
-	keyed = rows_age_keys(rows, keys);
-#ifdef MINIDB_CHECK_FAST_PATH
-	/* the keys must order every two rows as row_older does */
-	for (int a = 0; keyed && a < n; a++)
-		for (int b = 0; b < n; b++)
-			if (age_key_less(&keys[a], &keys[b]) != row_older(rows, a, b))
-				elog(ERROR, "the age keys of rows %d and %d disagree with row_older",
-					 a, b);
-#endif
-	for (int k = 0; k < n; k++)
-		order[k] = k;
-	for (; i < n; i++)
+	if (rows_age_keys(rows, keys))
 	{
-		int			lo = 0;
-		int			hi = i;
-
-		/* the first of order[0..i-1] that row i is older than, or i */
-		while (lo < hi)
+#ifdef MINIDB_CHECK_FAST_PATH
+		/* the keys must order every two rows as row_older does */
+		for (int a = 0; a < n; a++)
+			for (int b = 0; b < n; b++)
+				if (age_key_less(&keys[a], &keys[b]) != row_older(rows, a, b))
+					elog(ERROR, "the age keys of rows %d and %d disagree with row_older",
+						 a, b);
+#endif
+		rows_start_order(rel, blkno, rows, order);
+		sort_rows_by_key(keys, order, n);
+		remember_order(rel, blkno, rows, order);
+#ifdef MINIDB_CHECK_FAST_PATH
 		{
-			int			mid = (lo + hi) / 2;
+			/* the order must be the one sort_rows_by_age gives */
+			uint16		check[MaxHeapTuplesPerPage];
 
-			if (keyed ? age_key_less(&keys[i], &keys[order[mid]]) :
-				row_older(rows, i, order[mid]))
-				hi = mid;
-			else
-				lo = mid + 1;
+			sort_rows_by_age(rows, i, check);
+			if (memcmp(check, order, n * sizeof(uint16)) != 0)
+				elog(ERROR, "sort_rows_by_key and sort_rows_by_age disagree");
 		}
-		memmove(&order[lo + 1], &order[lo], (i - lo) * sizeof(uint16));
-		order[lo] = i;
+#endif
 	}
+	else
+		sort_rows_by_age(rows, i, order);
 
 	memcpy(offsets, rows->offsets, n * sizeof(OffsetNumber));
 	memcpy(starts, rows->starts, n * sizeof(uint32));
@@ -1297,7 +1457,7 @@ minidb_scan_next_page(MinidbScanDesc scan, ScanDirection direction)
 		}
 		collect_page(scan, blkno, NULL, 0);
 		if (scan->by_age)
-			rows_order_by_age(&scan->rows);
+			rows_order_by_age(scan->base.rs_rd, blkno, &scan->rows);
 		if (scan->rows.nrows > 0)
 			return true;
 	}
