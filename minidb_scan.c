@@ -304,6 +304,13 @@ values_before_nulls(const bits8 *bitmap, int natts)
 	int			k;
 	uint32		bits;
 
+	/* a bitmap of one byte (most tables) in one step */
+	if (natts <= 8)
+	{
+		bits = bitmap[0] & ((1U << natts) - 1);
+		return (bits & (bits + 1)) != 0 ? -1 :
+			pg_rightmost_one_pos32(bits + 1);
+	}
 	/* the leading bytes of values only */
 	while (8 * (b + 1) <= natts && bitmap[b] == 0xFF)
 		b++;
