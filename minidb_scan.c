@@ -1286,6 +1286,46 @@ remember_order(Relation rel, BlockNumber blkno, const MinidbPageRows *rows,
 	memcpy(last->order, order, rows->nrows * sizeof(uint16));
 }
 
+/* The comparisons insert_in_order places a row by */
+static pg_attribute_always_inline bool
+key_before(const void *arg, int a, int b)
+{
+	return row_key_before((const AgeKey *) arg, a, b);
+}
+
+static pg_attribute_always_inline bool
+older_than(const void *arg, int a, int b)
+{
+	return row_older((const MinidbPageRows *) arg, a, b);
+}
+
+/*
+ * Put row into order[0..n-1], sorted by before, after the rows it does not
+ * come before (binary search; order has room for n + 1).  Inlined with a
+ * constant before, the comparisons are direct calls.
+ */
+static pg_attribute_always_inline void
+insert_in_order(uint16 *order, int n, uint16 row,
+				bool (*before) (const void *arg, int a, int b),
+				const void *arg)
+{
+	int			lo = 0;
+	int			hi = n;
+
+	/* the first row of order[0..n-1] that row comes before, or n */
+	while (lo < hi)
+	{
+		int			mid = (lo + hi) / 2;
+
+		if (before(arg, row, order[mid]))
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	memmove(&order[lo + 1], &order[lo], (n - lo) * sizeof(uint16));
+	order[lo] = row;
+}
+
 /*
  * Sort order[0..n-1], a permutation of a page's rows, by row_key_before;
  * in about one pass when it is nearly sorted already.  The pass keeps a
@@ -1320,25 +1360,7 @@ sort_rows_by_key(const AgeKey *keys, uint16 *order, int n)
 			aside[naside++] = row;
 	}
 	for (int k = 0; k < naside; k++)
-	{
-		uint16		row = aside[k];
-		int			lo = 0;
-		int			hi = nkept;
-
-		/* the first row of the run that this one comes before, or nkept */
-		while (lo < hi)
-		{
-			int			mid = (lo + hi) / 2;
-
-			if (row_key_before(keys, row, order[mid]))
-				hi = mid;
-			else
-				lo = mid + 1;
-		}
-		memmove(&order[lo + 1], &order[lo], (nkept - lo) * sizeof(uint16));
-		order[lo] = row;
-		nkept++;
-	}
+		insert_in_order(order, nkept++, aside[k], key_before, keys);
 }
 
 /*
@@ -1356,23 +1378,7 @@ sort_rows_by_age(const MinidbPageRows *rows, int first, uint16 *order)
 	for (int k = 0; k < n; k++)
 		order[k] = k;
 	for (int i = first; i < n; i++)
-	{
-		int			lo = 0;
-		int			hi = i;
-
-		/* the first of order[0..i-1] that row i is older than, or i */
-		while (lo < hi)
-		{
-			int			mid = (lo + hi) / 2;
-
-			if (row_older(rows, i, order[mid]))
-				hi = mid;
-			else
-				lo = mid + 1;
-		}
-		memmove(&order[lo + 1], &order[lo], (i - lo) * sizeof(uint16));
-		order[lo] = i;
-	}
+		insert_in_order(order, i, i, older_than, rows);
 }
 
 /*
