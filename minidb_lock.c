@@ -828,8 +828,9 @@ typedef enum LockFollow
  * heap_lock_updated_tuple): is the row's change since that move one the
  * lock conflicts with?  A committed DELETE ends the row (TM_Deleted); a
  * committed UPDATE that conflicts (a key update, heap's HEAP_KEYS_UPDATED,
- * against FOR KEY SHARE), in place or moving on, is TM_Updated.  Our own
- * changes, and moves that do not conflict, are followed.
+ * against FOR KEY SHARE), in place or moving on, is TM_Updated, also one
+ * made in place before a move that the lock passes.  Our own changes, and
+ * moves that do not conflict, are followed.
  */
 static bool
 chain_conflict(Relation rel, ItemPointer tid, char *rec, uint32 len,
@@ -838,17 +839,34 @@ chain_conflict(Relation rel, ItemPointer tid, char *rec, uint32 len,
 {
 	TransactionId xmax;
 
+	int			nversions = minidb_record_nversions(rec, len);
+
 	if (rc->result == TM_Deleted)
 		return true;
 	if (rc->result == TM_Updated)
-		return ItemPointerIsValid(&tmfd->ctid) &&
-			!ItemPointerIndicatesMovedPartitions(&tmfd->ctid) &&
-			minidb_modes_conflict(req->mode,
-								  minidb_head_lock_mode(rc->head.vh, false));
+	{
+		if (!ItemPointerIsValid(&tmfd->ctid) ||
+			ItemPointerIndicatesMovedPartitions(&tmfd->ctid))
+			return false;
+		if (minidb_modes_conflict(req->mode,
+								  minidb_head_lock_mode(rc->head.vh, false)))
+			return true;
+
+		/*
+		 * A move the lock passes, committed: the changes made here before
+		 * it (versions below the marker) are links of heap's chain too.
+		 */
+		if (committed_conflict_between(rel, tid, rec, len, buffer, req->mode,
+									   rc->head.index + 1, nversions, &xmax))
+		{
+			row_fail(rc, TM_Updated, tmfd, tid, xmax, InvalidCommandId);
+			return true;
+		}
+		return false;
+	}
 	if (rc->result == TM_Ok &&
 		committed_conflict_between(rel, tid, rec, len, buffer, req->mode,
-								   rc->target.index,
-								   minidb_record_nversions(rec, len), &xmax))
+								   rc->target.index, nversions, &xmax))
 	{
 		row_fail(rc, TM_Updated, tmfd, tid, xmax, InvalidCommandId);
 		return true;
