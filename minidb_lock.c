@@ -548,6 +548,48 @@ superseded_under_snapshot(Relation rel, ItemPointer tid, char *rec,
 }
 
 /*
+ * The row was deleted, committed, but the version the snapshot sees was
+ * first superseded by an UPDATE in place: heap's tuple carries that updater
+ * in its xmax, and heap_update, heap_delete and heap_lock_tuple report
+ * TM_Updated ("concurrent update" under REPEATABLE READ), not TM_Deleted.
+ * FOR KEY SHARE passes a no-key update and meets the DELETE, as heap's walk
+ * of the update chain does.  True when that decided the check.
+ */
+static bool
+updated_before_delete(Relation rel, ItemPointer tid, char *rec, uint32 len,
+					  Buffer buffer, const MinidbRowRequest *req,
+					  TM_FailureData *tmfd, MinidbRowCheck *rc)
+{
+	MinidbVersionWalk walk;
+	MinidbVersionRef seen;
+	MinidbVersionRef ref;
+	MinidbVersionRef above;
+	bool		found = false;
+
+	if (req->snapshot == NULL || !IsMVCCSnapshot(req->snapshot))
+		return false;
+	if (minidb_snapshot_version(rel, tid, rec, len, req->snapshot, buffer,
+								&seen) < 0)
+		return false;
+	/* the change that ended the snapshot's version: the last one above it */
+	minidb_walk_begin(&walk, rel, tid, rec, len);
+	while (minidb_walk_next(&walk, &ref) && ref.index < seen.index)
+	{
+		if (!minidb_xid_aborted(ref.vh, buffer))
+		{
+			minidb_ref_copy(&above, &ref);
+			found = true;
+		}
+	}
+	if (!found || (above.vh->vh_flags & MINIDB_V_NODATA_MASK) ||
+		!minidb_modes_conflict(req->mode,
+							   minidb_head_lock_mode(above.vh, false)))
+		return false;
+	row_fail(rc, TM_Updated, tmfd, tid, above.vh->vh_xmin, InvalidCommandId);
+	return true;
+}
+
+/*
  * FOR KEY SHARE ignores no-key updates, committed ones included: heap locks
  * the version the caller's scan saw even when a committed UPDATE that left
  * the key alone has superseded it (heap_lock_tuple's "updated, but keys
@@ -641,7 +683,9 @@ minidb_check_row(Relation rel, ItemPointer tid, char *rec, uint32 len,
 
 	if (vh->vh_flags & MINIDB_V_TOMBSTONE)
 	{
-		row_fail(rc, TM_Deleted, tmfd, tid, vh->vh_xmin, InvalidCommandId);
+		if (!updated_before_delete(rel, tid, rec, len, buffer, req, tmfd, rc))
+			row_fail(rc, TM_Deleted, tmfd, tid, vh->vh_xmin,
+					 InvalidCommandId);
 		return;
 	}
 	if (vh->vh_flags & MINIDB_V_MOVED)
