@@ -511,6 +511,17 @@ committed_conflict_between(Relation rel, ItemPointer tid, char *rec,
 	return false;
 }
 
+/* The version the request's MVCC snapshot sees, if it has one and sees one */
+static bool
+version_seen_by_request(Relation rel, ItemPointer tid, char *rec, uint32 len,
+						Buffer buffer, const MinidbRowRequest *req,
+						MinidbVersionRef *seen)
+{
+	return req->snapshot != NULL && IsMVCCSnapshot(req->snapshot) &&
+		minidb_snapshot_version(rel, tid, rec, len, req->snapshot, buffer,
+								seen) >= 0;
+}
+
 /*
  * The head is another transaction's change in progress, which the request
  * would wait for.  Heap would not, when the version its caller saw was
@@ -534,11 +545,8 @@ superseded_under_snapshot(Relation rel, ItemPointer tid, char *rec,
 	MinidbVersionRef seen;
 	TransactionId xmax;
 
-	if (req->snapshot == NULL || !IsMVCCSnapshot(req->snapshot) ||
-		rc->our_mode >= (int) LockTupleShare)
-		return false;
-	if (minidb_snapshot_version(rel, tid, rec, len, req->snapshot, buffer,
-								&seen) < 0)
+	if (rc->our_mode >= (int) LockTupleShare ||
+		!version_seen_by_request(rel, tid, rec, len, buffer, req, &seen))
 		return false;
 	if (!committed_conflict_between(rel, tid, rec, len, buffer, req->mode,
 									below, seen.index, &xmax))
@@ -566,10 +574,7 @@ updated_before_delete(Relation rel, ItemPointer tid, char *rec, uint32 len,
 	MinidbVersionRef above;
 	bool		found = false;
 
-	if (req->snapshot == NULL || !IsMVCCSnapshot(req->snapshot))
-		return false;
-	if (minidb_snapshot_version(rel, tid, rec, len, req->snapshot, buffer,
-								&seen) < 0)
+	if (!version_seen_by_request(rel, tid, rec, len, buffer, req, &seen))
 		return false;
 	/* the change that ended the snapshot's version: the last one above it */
 	minidb_walk_begin(&walk, rel, tid, rec, len);
@@ -609,14 +614,12 @@ key_share_target(Relation rel, ItemPointer tid, char *rec, uint32 len,
 	MinidbVersionRef ref;
 	TransactionId xmax;
 
-	if (!req->locking || req->mode != LockTupleKeyShare ||
-		req->snapshot == NULL || !IsMVCCSnapshot(req->snapshot))
+	if (!req->locking || req->mode != LockTupleKeyShare)
 		return false;
 	if ((vh->vh_flags & MINIDB_V_TOMBSTONE) ||
 		(vh->vh_flags & MINIDB_V_KEYS_UPDATED))
 		return false;
-	if (minidb_snapshot_version(rel, tid, rec, len, req->snapshot, buffer,
-								&ref) < 0)
+	if (!version_seen_by_request(rel, tid, rec, len, buffer, req, &ref))
 		return false;
 	if (committed_conflict_between(rel, tid, rec, len, buffer, req->mode,
 								   rc->target.index, ref.index, &xmax))
