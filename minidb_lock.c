@@ -885,7 +885,6 @@ chain_conflict(Relation rel, ItemPointer tid, char *rec, uint32 len,
 			   TM_FailureData *tmfd, MinidbRowCheck *rc)
 {
 	TransactionId xmax;
-
 	int			nversions = minidb_record_nversions(rec, len);
 
 	if (rc->result == TM_Deleted)
