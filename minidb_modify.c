@@ -926,23 +926,28 @@ triggers_need_own_tids(Relation rel)
 }
 
 /*
- * May this update prepend in place (same TID, no index entries)?  Not if it
- * changes an indexed column, nor when triggers need TIDs of their own.
+ * May this update prepend in place (same TID, no new index entries but the
+ * summarizing indexes', see MINIDB_UPDATE_INDEXES)?  Not if it changes a
+ * column that blocks that (an indexed column; from 16 on, one a summarizing
+ * index alone uses does not), nor when triggers need TIDs of their own.
  */
 static bool
-update_may_stay(Relation rel, Bitmapset *changed, Bitmapset *hot_attrs)
+update_may_stay(Relation rel, Bitmapset *changed, Bitmapset *blocking_attrs)
 {
-	return !bms_overlap(changed, hot_attrs) && !triggers_need_own_tids(rel);
+	return !bms_overlap(changed, blocking_attrs) &&
+		!triggers_need_own_tids(rel);
 }
 
 /* What an UPDATE learns from the version it supersedes */
 typedef struct UpdateOld
 {
 	HeapTuple	newtup;
-	Bitmapset  *hot_attrs;
+	Bitmapset  *blocking_attrs;	/* columns whose change moves the row */
+	Bitmapset  *summarized_attrs;	/* columns only summarizing indexes use */
 	Bitmapset  *key_attrs;
+	Bitmapset  *checked_attrs;	/* the three together */
 	HeapTuple	oldtup;			/* that version, materialized */
-	Bitmapset  *changed;		/* indexed or key columns the UPDATE changes */
+	Bitmapset  *changed;		/* which of checked_attrs the UPDATE changes */
 } UpdateOld;
 
 static LockTupleMode
@@ -956,8 +961,8 @@ update_mode(void *arg, Relation rel, char *rec, const MinidbVersionRef *target)
 	bms_free(uo->changed);
 	uo->oldtup = minidb_materialize_copy(rec, target, InvalidTransactionId,
 										 &tid, RelationGetRelid(rel));
-	uo->changed = changed_columns(rel, bms_union(uo->hot_attrs, uo->key_attrs),
-								  uo->oldtup, uo->newtup);
+	uo->changed = changed_columns(rel, uo->checked_attrs, uo->oldtup,
+								  uo->newtup);
 	return bms_overlap(uo->changed, uo->key_attrs) ? LockTupleExclusive :
 		LockTupleNoKeyExclusive;
 }
@@ -988,8 +993,11 @@ minidb_tuple_update(Relation rel, ItemPointer potid, TupleTableSlot *slot,
 	stamp_version(newtup, xid, cid, 0);
 	newtup->t_self = *otid;
 	uo.newtup = newtup;
-	uo.hot_attrs = minidb_indexed_attrs(rel);
+	uo.blocking_attrs = minidb_stay_blocking_attrs(rel);
+	uo.summarized_attrs = minidb_summarized_attrs(rel);
 	uo.key_attrs = RelationGetIndexAttrBitmap(rel, INDEX_ATTR_BITMAP_KEY);
+	uo.checked_attrs = bms_union(uo.blocking_attrs, uo.key_attrs);
+	uo.checked_attrs = bms_add_members(uo.checked_attrs, uo.summarized_attrs);
 	uo.oldtup = NULL;
 	uo.changed = NULL;
 
@@ -1043,11 +1051,14 @@ minidb_tuple_update(Relation rel, ItemPointer potid, TupleTableSlot *slot,
 	head = *rc.head.vh;
 	ut.head = &head;
 	slot->tts_tid = write_update(&ut,
-								 update_may_stay(rel, uo.changed, uo.hot_attrs),
+								 update_may_stay(rel, uo.changed,
+												 uo.blocking_attrs),
 								 &in_place);
 	UnlockReleaseBuffer(buffer);
 
-	*update_indexes = MINIDB_UPDATE_INDEXES(in_place);
+	*update_indexes =
+		MINIDB_UPDATE_INDEXES(in_place,
+							  bms_overlap(uo.changed, uo.summarized_attrs));
 	newtup->t_self = slot->tts_tid;
 	minidb_tuple_set_lockers(newtup->t_data, &lockers);
 	minidb_count_update(rel, in_place,
@@ -1060,8 +1071,10 @@ minidb_tuple_update(Relation rel, ItemPointer potid, TupleTableSlot *slot,
 		heap_freetuple(ut.newtup);
 	if (shouldFree)
 		heap_freetuple(newtup);
-	bms_free(uo.hot_attrs);
+	bms_free(uo.blocking_attrs);
+	bms_free(uo.summarized_attrs);
 	bms_free(uo.key_attrs);
+	bms_free(uo.checked_attrs);
 	bms_free(uo.changed);
 	return TM_Ok;
 }

@@ -69,30 +69,29 @@ typedef RelFileNode RelFileLocator;
 /*
  * 16: tuple_update says which indexes need entries (TU_UpdateIndexes), and
  * INDEX_ATTR_BITMAP_ALL was split into the HOT-blocking and the summarized
- * (BRIN) columns.  minidb keeps 15's rule on every version: a change to any
- * indexed column moves the row, and an in-place prepend adds no index
- * entry (TU_None); a moved row needs them all (TU_All).
+ * (BRIN) columns.  As heap's HOT since 16, a change to summarized columns
+ * alone does not move the row: the in-place prepend answers TU_Summarizing
+ * and the server gives the summarizing indexes an entry for the same TID
+ * (their summary of the block range then covers the new values too); an
+ * in-place prepend that changed no indexed column needs no entry
+ * (TU_None), a moved row needs them all (TU_All).  On 15 every indexed
+ * column blocks an in-place update, as it blocks HOT there.
  */
 #if PG_VERSION_NUM >= 160000
 typedef TU_UpdateIndexes MinidbUpdateIndexes;
-#define MINIDB_UPDATE_INDEXES(in_place)	((in_place) ? TU_None : TU_All)
+#define MINIDB_UPDATE_INDEXES(in_place, summarized) \
+	(!(in_place) ? TU_All : (summarized) ? TU_Summarizing : TU_None)
+#define minidb_stay_blocking_attrs(rel) \
+	RelationGetIndexAttrBitmap((rel), INDEX_ATTR_BITMAP_HOT_BLOCKING)
+#define minidb_summarized_attrs(rel) \
+	RelationGetIndexAttrBitmap((rel), INDEX_ATTR_BITMAP_SUMMARIZED)
 #else
 typedef bool MinidbUpdateIndexes;
-#define MINIDB_UPDATE_INDEXES(in_place)	(!(in_place))
+#define MINIDB_UPDATE_INDEXES(in_place, summarized)	(!(in_place))
+#define minidb_stay_blocking_attrs(rel) \
+	RelationGetIndexAttrBitmap((rel), INDEX_ATTR_BITMAP_ALL)
+#define minidb_summarized_attrs(rel)	((Bitmapset *) NULL)
 #endif
-
-static inline Bitmapset *
-minidb_indexed_attrs(Relation rel)
-{
-#if PG_VERSION_NUM >= 160000
-	Bitmapset  *blocking = RelationGetIndexAttrBitmap(rel, INDEX_ATTR_BITMAP_HOT_BLOCKING);
-	Bitmapset  *summarized = RelationGetIndexAttrBitmap(rel, INDEX_ATTR_BITMAP_SUMMARIZED);
-
-	return bms_join(blocking, summarized);
-#else
-	return RelationGetIndexAttrBitmap(rel, INDEX_ATTR_BITMAP_ALL);
-#endif
-}
 
 /* 16: an update's statistics count those whose new version left the page */
 #if PG_VERSION_NUM >= 160000
