@@ -481,11 +481,29 @@ running_head_blocks(const MinidbRowRequest *req, MinidbVersionHeader *vh,
 }
 
 /*
+ * Is the change that wrote version vh, ending the version below it, one of
+ * another transaction's that did not abort and that mode conflicts with?
+ * A version's flags say how its change ended the version below
+ * (minidb_head_lock_mode): heap's test of an xmax along the update chain
+ * (test_lockmode_for_conflict).  Asked only of versions whose writers have
+ * ended (settled), where "did not abort" means committed.
+ */
+static bool
+conflicting_settled_change(MinidbVersionHeader *vh, Buffer buffer,
+						   LockTupleMode mode)
+{
+	return minidb_modes_conflict(mode, minidb_head_lock_mode(vh, false)) &&
+		!TransactionIdIsCurrentTransactionId(vh->vh_xmin) &&
+		!minidb_xid_aborted(vh, buffer);
+}
+
+/* committed_conflict_between's "to": down to the record's oldest version */
+#define TO_OLDEST	INT_MAX
+
+/*
  * Does a committed change of another transaction that conflicts with mode
- * lie among versions from (the index) down to, not including, version to?
- * A version's flags say how the change that wrote it ended the version
- * below it (minidb_head_lock_mode): heap's test of each xmax along the
- * update chain (test_lockmode_for_conflict).  Its writer into *xmax.
+ * lie among the settled versions from (the index) down to, not including,
+ * version to?  Its writer into *xmax.
  */
 static bool
 committed_conflict_between(Relation rel, ItemPointer tid, char *rec,
@@ -498,11 +516,8 @@ committed_conflict_between(Relation rel, ItemPointer tid, char *rec,
 	minidb_walk_begin(&walk, rel, tid, rec, len);
 	while (minidb_walk_next(&walk, &ref) && ref.index < to)
 	{
-		if (ref.index < from)
-			continue;
-		if (minidb_modes_conflict(mode, minidb_head_lock_mode(ref.vh, false)) &&
-			!TransactionIdIsCurrentTransactionId(ref.vh->vh_xmin) &&
-			!minidb_xid_aborted(ref.vh, buffer))
+		if (ref.index >= from &&
+			conflicting_settled_change(ref.vh, buffer, mode))
 		{
 			*xmax = ref.vh->vh_xmin;
 			return true;
@@ -511,15 +526,58 @@ committed_conflict_between(Relation rel, ItemPointer tid, char *rec,
 	return false;
 }
 
-/* The version the request's MVCC snapshot sees, if it has one and sees one */
-static bool
-version_seen_by_request(Relation rel, ItemPointer tid, char *rec, uint32 len,
-						Buffer buffer, const MinidbRowRequest *req,
-						MinidbVersionRef *seen)
+/*
+ * What became of the version the request's snapshot sees: heap's tuple
+ * that the caller's scan returned, whose xmax and update chain say what
+ * happened to it since.  Asked only by the rare checks below (before a
+ * wait, on a tombstone, FOR KEY SHARE over newer versions), never on the
+ * common path.
+ */
+typedef struct SeenVersion
 {
-	return req->snapshot != NULL && IsMVCCSnapshot(req->snapshot) &&
+	MinidbVersionRef seen;		/* the version the snapshot sees */
+	bool		ended;			/* a newer version did not abort ... */
+	MinidbVersionRef ender;		/* ... the one just above seen: heap's xmax */
+	bool		conflict;		/* a committed change that conflicts with
+								 * req->mode lies between from and seen ... */
+	TransactionId conflict_xmax;	/* ... the newest one's writer */
+} SeenVersion;
+
+/*
+ * Fill *sv for the request, with "from" the settled version the request
+ * would otherwise take: one walk of the versions above the one seen.  False
+ * when the request has no MVCC snapshot or its snapshot sees no row.
+ */
+static bool
+seen_version(Relation rel, ItemPointer tid, char *rec, uint32 len,
+			 Buffer buffer, const MinidbRowRequest *req, int from,
+			 SeenVersion *sv)
+{
+	MinidbVersionWalk walk;
+	MinidbVersionRef ref;
+
+	if (req->snapshot == NULL || !IsMVCCSnapshot(req->snapshot) ||
 		minidb_snapshot_version(rel, tid, rec, len, req->snapshot, buffer,
-								seen) >= 0;
+								&sv->seen) < 0)
+		return false;
+	sv->ended = false;
+	sv->conflict = false;
+	minidb_walk_begin(&walk, rel, tid, rec, len);
+	while (minidb_walk_next(&walk, &ref) && ref.index < sv->seen.index)
+	{
+		if (!sv->conflict && ref.index >= from &&
+			conflicting_settled_change(ref.vh, buffer, req->mode))
+		{
+			sv->conflict = true;
+			sv->conflict_xmax = ref.vh->vh_xmin;
+		}
+		if (!minidb_xid_aborted(ref.vh, buffer))
+		{
+			minidb_ref_copy(&sv->ender, &ref);
+			sv->ended = true;
+		}
+	}
+	return true;
 }
 
 /*
@@ -542,16 +600,13 @@ superseded_under_snapshot(Relation rel, ItemPointer tid, char *rec,
 						  const MinidbRowRequest *req, int below,
 						  TM_FailureData *tmfd, MinidbRowCheck *rc)
 {
-	MinidbVersionRef seen;
-	TransactionId xmax;
+	SeenVersion sv;
 
 	if (rc->our_mode >= (int) LockTupleShare ||
-		!version_seen_by_request(rel, tid, rec, len, buffer, req, &seen))
+		!seen_version(rel, tid, rec, len, buffer, req, below, &sv) ||
+		!sv.conflict)
 		return false;
-	if (!committed_conflict_between(rel, tid, rec, len, buffer, req->mode,
-									below, seen.index, &xmax))
-		return false;
-	row_fail(rc, TM_Updated, tmfd, tid, xmax, InvalidCommandId);
+	row_fail(rc, TM_Updated, tmfd, tid, sv.conflict_xmax, InvalidCommandId);
 	return true;
 }
 
@@ -568,29 +623,16 @@ updated_before_delete(Relation rel, ItemPointer tid, char *rec, uint32 len,
 					  Buffer buffer, const MinidbRowRequest *req,
 					  TM_FailureData *tmfd, MinidbRowCheck *rc)
 {
-	MinidbVersionWalk walk;
-	MinidbVersionRef seen;
-	MinidbVersionRef ref;
-	MinidbVersionRef above;
-	bool		found = false;
+	SeenVersion sv;
 
-	if (!version_seen_by_request(rel, tid, rec, len, buffer, req, &seen))
-		return false;
-	/* the change that ended the snapshot's version: the last one above it */
-	minidb_walk_begin(&walk, rel, tid, rec, len);
-	while (minidb_walk_next(&walk, &ref) && ref.index < seen.index)
-	{
-		if (!minidb_xid_aborted(ref.vh, buffer))
-		{
-			minidb_ref_copy(&above, &ref);
-			found = true;
-		}
-	}
-	if (!found || (above.vh->vh_flags & MINIDB_V_NODATA_MASK) ||
+	if (!seen_version(rel, tid, rec, len, buffer, req, rc->target.index,
+					  &sv) ||
+		!sv.ended || (sv.ender.vh->vh_flags & MINIDB_V_NODATA_MASK) ||
 		!minidb_modes_conflict(req->mode,
-							   minidb_head_lock_mode(above.vh, false)))
+							   minidb_head_lock_mode(sv.ender.vh, false)))
 		return false;
-	row_fail(rc, TM_Updated, tmfd, tid, above.vh->vh_xmin, InvalidCommandId);
+	row_fail(rc, TM_Updated, tmfd, tid, sv.ender.vh->vh_xmin,
+			 InvalidCommandId);
 	return true;
 }
 
@@ -611,20 +653,18 @@ key_share_target(Relation rel, ItemPointer tid, char *rec, uint32 len,
 				 Buffer buffer, const MinidbRowRequest *req,
 				 MinidbVersionHeader *vh, MinidbRowCheck *rc)
 {
-	MinidbVersionRef ref;
-	TransactionId xmax;
+	SeenVersion sv;
 
 	if (!req->locking || req->mode != LockTupleKeyShare)
 		return false;
 	if ((vh->vh_flags & MINIDB_V_TOMBSTONE) ||
 		(vh->vh_flags & MINIDB_V_KEYS_UPDATED))
 		return false;
-	if (!version_seen_by_request(rel, tid, rec, len, buffer, req, &ref))
+	if (!seen_version(rel, tid, rec, len, buffer, req, rc->target.index,
+					  &sv) ||
+		sv.conflict)
 		return false;
-	if (committed_conflict_between(rel, tid, rec, len, buffer, req->mode,
-								   rc->target.index, ref.index, &xmax))
-		return false;
-	minidb_ref_copy(&rc->target, &ref);
+	minidb_ref_copy(&rc->target, &sv.seen);
 	if (vh->vh_flags & MINIDB_V_MOVED)
 		rc->passed_move = true;
 	return true;
@@ -885,7 +925,6 @@ chain_conflict(Relation rel, ItemPointer tid, char *rec, uint32 len,
 			   TM_FailureData *tmfd, MinidbRowCheck *rc)
 {
 	TransactionId xmax;
-	int			nversions = minidb_record_nversions(rec, len);
 
 	if (rc->result == TM_Deleted)
 		return true;
@@ -903,7 +942,7 @@ chain_conflict(Relation rel, ItemPointer tid, char *rec, uint32 len,
 		 * it (versions below the marker) are links of heap's chain too.
 		 */
 		if (committed_conflict_between(rel, tid, rec, len, buffer, req->mode,
-									   rc->head.index + 1, nversions, &xmax))
+									   rc->head.index + 1, TO_OLDEST, &xmax))
 		{
 			row_fail(rc, TM_Updated, tmfd, tid, xmax, InvalidCommandId);
 			return true;
@@ -912,7 +951,7 @@ chain_conflict(Relation rel, ItemPointer tid, char *rec, uint32 len,
 	}
 	if (rc->result == TM_Ok &&
 		committed_conflict_between(rel, tid, rec, len, buffer, req->mode,
-								   rc->target.index, nversions, &xmax))
+								   rc->target.index, TO_OLDEST, &xmax))
 	{
 		row_fail(rc, TM_Updated, tmfd, tid, xmax, InvalidCommandId);
 		return true;
