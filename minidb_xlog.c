@@ -166,19 +166,16 @@ cversion_bytes(const MinidbVersionData *v, const uint16 *affix, uint32 *len)
 #define MIN_AFFIX_LEN	3		/* heap's threshold, in log_heap_update */
 
 static char *
-prepend_bytes(Page page, OffsetNumber off, const bool *keep,
+prepend_bytes(const char *old, uint32 oldlen, const bool *keep,
 			  const MinidbVersionData *v, uint32 *vlen, bool *diffed)
 {
-	const char *old;
-	uint32		oldlen;
 	uint32		newlen = v->datalen;
 	uint32		prefix = 0;
 	uint32		suffix = 0;
 	uint16		affix[2];
 
 	*diffed = false;
-	if ((keep && !keep[0]) || newlen == 0 ||
-		!head_data(page, off, &old, &oldlen))
+	if ((keep && !keep[0]) || newlen == 0 || old == NULL)
 		return cversion_bytes(v, NULL, vlen);
 	while (prefix < Min(oldlen, newlen) && prefix < PG_UINT16_MAX &&
 		   old[prefix] == v->data[prefix])
@@ -205,9 +202,14 @@ prepend_bytes(Page page, OffsetNumber off, const bool *keep,
  * because that one is visible to every snapshot, so its xmin; none when
  * only aborted versions go (the plan's walk hinted them aborted).  An extra
  * conflict is harmless, a missing one is not.
+ *
+ * With head given, also what head_data gives for the record (*head NULL
+ * when it gives nothing), read off the same walk: a prepend asks for both,
+ * and the walk's first version is the head.
  */
 static TransactionId
-keep_horizon(Page page, OffsetNumber off, const bool *keep, int n)
+keep_horizon(Page page, OffsetNumber off, const bool *keep, int n,
+			 const char **head, uint32 *headlen)
 {
 	MinidbChainIter it;
 	MinidbVersionRef ref;
@@ -219,12 +221,25 @@ keep_horizon(Page page, OffsetNumber off, const bool *keep, int n)
 	char	   *rec;
 	uint32		len;
 
-	if (!keep ||
+	if (head)
+		*head = NULL;
+	if ((!keep && !head) ||
 		minidb_page_item(page, off, &rec, &len, &why) != MINIDB_ITEM_RECORD ||
-		!minidb_chain_iter_init(&it, rec, len, &err))
+		!minidb_chain_iter_init(&it, rec, len, &err) ||
+		!minidb_chain_iter_next(&it, &ref, &err, &damaged))
 		return InvalidTransactionId;
-	while (minidb_chain_iter_next(&it, &ref, &err, &damaged) && ref.index < n)
+	/* a record's newest version is whole, in every format */
+	if (head && !(ref.vh->vh_flags & MINIDB_V_NODATA_MASK))
 	{
+		*head = rec + ref.dataoff;
+		*headlen = ref.datalen;
+	}
+	if (!keep)
+		return InvalidTransactionId;
+	do
+	{
+		if (ref.index >= n)
+			break;
 		if (keep[ref.index])
 		{
 			last_kept = ref.vh->vh_xmin;
@@ -232,7 +247,7 @@ keep_horizon(Page page, OffsetNumber off, const bool *keep, int n)
 		}
 		else if (!(ref.vh->vh_flags & MINIDB_V_XMIN_ABORTED))
 			removed_after = true;
-	}
+	} while (minidb_chain_iter_next(&it, &ref, &err, &damaged));
 	return removed_after && TransactionIdIsNormal(last_kept) ?
 		last_kept : InvalidTransactionId;
 }
@@ -252,7 +267,10 @@ minidb_log_prepend(Relation rel, Buffer buffer, OffsetNumber off,
 	BlockNumber blkno = BufferGetBlockNumber(buffer);
 	Buffer		vmbuffer = InvalidBuffer;
 	bool		clear_vm = PageIsAllVisible(page);
-	TransactionId horizon = keep_horizon(page, off, keep, nversions);
+	const char *head;
+	uint32		headlen = 0;
+	TransactionId horizon = keep_horizon(page, off, keep, nversions,
+										 &head, &headlen);
 	TransactionId xmin = v->xmin;
 	xl_minidb_prepend xlrec;
 	char	   *vbytes;
@@ -262,7 +280,7 @@ minidb_log_prepend(Relation rel, Buffer buffer, OffsetNumber off,
 	bool		diffed;
 	const ItemPointerData *successor = extra ? extra->successor : NULL;
 
-	vbytes = prepend_bytes(page, off, keep, v, &vlen, &diffed);
+	vbytes = prepend_bytes(head, headlen, keep, v, &vlen, &diffed);
 	if (clear_vm)
 		visibilitymap_pin(rel, blkno, &vmbuffer);
 	rec = minidb_prepend_build(page, off, keep, v, format, extra, &reclen);
@@ -449,7 +467,8 @@ minidb_log_move(Relation rel, Buffer oldbuf, OffsetNumber off,
 	Buffer		vmnew = InvalidBuffer;
 	bool		clear_old = PageIsAllVisible(oldpage);
 	bool		clear_new = !same && !new_page && PageIsAllVisible(newpage);
-	TransactionId horizon = keep_horizon(oldpage, off, keep, nversions);
+	TransactionId horizon = keep_horizon(oldpage, off, keep, nversions,
+										 NULL, NULL);
 	ItemPointerData newtid;
 	ItemPointerData placeholder;
 	char	   *vbytes;
