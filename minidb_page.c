@@ -160,6 +160,41 @@ minidb_page_check(Relation rel, Buffer buffer)
 }
 
 /*
+ * minidb_page_check, for a page known to be partly sound already: its
+ * header and special area passed minidb_page_damage, and its line pointers
+ * before off are all normal and name records that start each below the
+ * one before, the last of them at below.  Should the line pointers from
+ * off on go on descending from there, no two of the page's line pointers
+ * can name one record (see minidb_page_shared_record), and the page
+ * passes without a second look at the ones before off; otherwise it takes
+ * the whole check.  For a scan that checked the first part of the page as
+ * it read it (collect_page).
+ */
+void
+minidb_page_check_rest(Relation rel, Buffer buffer, OffsetNumber off,
+					   uint32 below)
+{
+	Page		page = BufferGetPage(buffer);
+	OffsetNumber maxoff = minidb_page_maxoff(page);
+
+	Assert(!PageIsNew(page) && minidb_page_damage(page) == NULL);
+	Assert(off >= FirstOffsetNumber);
+	for (; off <= maxoff; off++)
+	{
+		ItemId		lp = PageGetItemId(page, off);
+
+		if (!ItemIdIsNormal(lp))
+			continue;
+		if (ItemIdGetOffset(lp) >= below)
+		{
+			minidb_page_check(rel, buffer);
+			return;
+		}
+		below = ItemIdGetOffset(lp);
+	}
+}
+
+/*
  * The last line pointer of a page, 0 for a new page; never more than
  * MaxHeapTuplesPerPage, the bound of every per-page array, even on a page
  * that was not checked (minidb_page_check refuses a page with more).

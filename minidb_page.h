@@ -67,6 +67,8 @@ typedef MinidbPageOpaqueData *MinidbPageOpaque;
 /* Page changes, each a function of (page, arguments) */
 extern void minidb_page_init(Page page);
 extern void minidb_page_check(Relation rel, Buffer buffer);
+extern void minidb_page_check_rest(Relation rel, Buffer buffer,
+								   OffsetNumber off, uint32 below);
 extern Size minidb_page_reserve(Page page);
 extern Size minidb_page_free_for_insert(Page page);
 extern bool minidb_page_room_for_insert(Page page, Size needed);

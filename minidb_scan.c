@@ -742,10 +742,11 @@ collect_plain(MinidbScanDesc scan, Buffer buffer, Page page,
  * same pass as the records, that no two line pointers name one record:
  * while each record starts below the one before it (plain_version's
  * below), none can.  Before the first record collect_plain leaves to
- * collect_record, and on the first that does not descend, the page takes
- * the whole minidb_page_check: so a damaged page raises the same error,
- * before any record's, as when the check came first; until then only
- * records that raise nothing were read.
+ * collect_record, and on the first that does not descend, the rest of the
+ * page is checked (minidb_page_check_rest: the line pointers left must go
+ * on descending, else the page takes the whole minidb_page_check): so a
+ * damaged page raises the same error, before any record's, as when the
+ * check came first; until then only records that raise nothing were read.
  */
 static void
 collect_page(MinidbScanDesc scan, BlockNumber blkno,
@@ -801,7 +802,15 @@ collect_page(MinidbScanDesc scan, BlockNumber blkno,
 					continue;
 				if (!checked)
 				{
-					minidb_page_check(rel, buffer);
+					/*
+					 * The line pointers before off were normal and their
+					 * records descended (plain_version), the last one's
+					 * start the bound for the rest
+					 */
+					minidb_page_check_rest(rel, buffer, off,
+										   off > FirstOffsetNumber ?
+										   ItemIdGetOffset(PageGetItemId(page, off - 1)) :
+										   BLCKSZ);
 					checked = true;
 					if (collect_plain(scan, buffer, page, blkno, off, xmin, NULL))
 						continue;
