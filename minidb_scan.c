@@ -1228,10 +1228,10 @@ rows_age_keys(const MinidbPageRows *rows, AgeKey *keys)
 static pg_attribute_always_inline bool
 row_key_before(const AgeKey *keys, int a, int b)
 {
-	if (keys[a].hi != keys[b].hi)
-		return keys[a].hi < keys[b].hi;
-	if (keys[a].lo != keys[b].lo)
-		return keys[a].lo < keys[b].lo;
+	if (age_key_less(&keys[a], &keys[b]))
+		return true;
+	if (age_key_less(&keys[b], &keys[a]))
+		return false;
 	return a < b;
 }
 
