@@ -924,7 +924,7 @@ v3_iter_init(MinidbChainIter *it, MinidbChainError *err)
 {
 	V3Header	h;
 
-	if (!check_header(it->rec, it->reclen, &h, err))
+	if (!read_header(it->rec, it->reclen, &h, err))
 		return false;
 	it->start0 = h.start0;
 	it->trailer = h.trailer;
@@ -976,8 +976,8 @@ v3_iter_next(MinidbChainIter *it, MinidbVersionRef *ref,
 	{
 		/* the marker's cid lives in version 0: check it first */
 		if (h.n > 0 &&
-			!check_version(it->rec, &h, 0, h.start0, version_end(it->rec, &h, 0),
-						   R3_PREVLEN_UNKNOWN, &v, err))
+			!read_version(it->rec, &h, 0, h.start0, version_end(it->rec, &h, 0),
+						  R3_PREVLEN_UNKNOWN, &v, err))
 		{
 			*damaged = true;
 			it->nversions = -1;
@@ -990,7 +990,7 @@ v3_iter_next(MinidbChainIter *it, MinidbVersionRef *ref,
 	i = it->index - (h.has_end ? 1 : 0);
 	start = next_start(&h, i, it->offset);
 	end = version_end(it->rec, &h, i);
-	if (!check_version(it->rec, &h, i, start, end, it->prevlen, &v, err))
+	if (!read_version(it->rec, &h, i, start, end, it->prevlen, &v, err))
 	{
 		*damaged = true;
 		it->nversions = -1;
