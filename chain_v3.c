@@ -576,10 +576,14 @@ check_last(const char *rec, const V3Header *h, MinidbChainError *err)
 						R3_PREVLEN_UNKNOWN, &v, err);
 }
 
-/* Every version, in order, of a record whose header h checked */
-static bool
-check_versions(const char *rec, const V3Header *h, V3Version *versions,
-			   MinidbChainError *err)
+/*
+ * Every version, in order, of a record whose header h checked: by the
+ * detailed checks, or with shortcut through read_version (the same
+ * answers, the detailed check only where the shortcut is not sure)
+ */
+static pg_attribute_always_inline bool
+walk_versions(const char *rec, const V3Header *h, V3Version *versions,
+			  MinidbChainError *err, bool shortcut)
 {
 	uint32		end = 0;
 	uint32		prevlen = R3_PREVLEN_UNKNOWN;
@@ -590,13 +594,22 @@ check_versions(const char *rec, const V3Header *h, V3Version *versions,
 		uint32		start = next_start(h, i, end);
 
 		end = version_end(rec, h, i);
-		if (!check_version(rec, h, i, start, end, prevlen, &v, err))
+		if (!(shortcut ?
+			  read_version(rec, h, i, start, end, prevlen, &v, err) :
+			  check_version(rec, h, i, start, end, prevlen, &v, err)))
 			return false;
 		prevlen = v.datalen;
 		if (versions)
 			versions[i] = v;
 	}
 	return true;
+}
+
+static bool
+check_versions(const char *rec, const V3Header *h, V3Version *versions,
+			   MinidbChainError *err)
+{
+	return walk_versions(rec, h, versions, err, false);
 }
 
 /* The header, then every version; versions[] (if given) gets them */
@@ -652,7 +665,7 @@ parse_valid(const char *rec, uint32 reclen, V3Header *h, V3Version *local,
 	 * Writers check the versions a read visited, not always all: a damaged
 	 * one is found here, and reported as reads report it.
 	 */
-	if (!check_header(rec, reclen, h, &err))
+	if (!read_header(rec, reclen, h, &err))
 	{
 #ifndef MINIDB_STANDALONE
 		minidb_record_damaged(rec, &err);
@@ -664,7 +677,7 @@ parse_valid(const char *rec, uint32 reclen, V3Header *h, V3Version *local,
 		versions = local;
 	else
 		versions = palloc(sizeof(V3Version) * Max(h->n, 1));
-	if (!check_versions(rec, h, versions, &err))
+	if (!walk_versions(rec, h, versions, &err, true))
 	{
 #ifndef MINIDB_STANDALONE
 		minidb_record_damaged(rec, &err);
@@ -815,7 +828,7 @@ v3_nversions(const char *rec, uint32 reclen)
 	MinidbChainError err;
 	V3Header	h;
 
-	if (!check_header(rec, reclen, &h, &err))
+	if (!read_header(rec, reclen, &h, &err))
 		return 0;
 	return h.n + (h.has_end ? 1 : 0);
 }
@@ -2012,7 +2025,7 @@ v3_kept_newest(const char *rec, uint32 reclen, const bool *keep)
 	V3Header	h;
 	int			m = 0;
 
-	if (!check_header(rec, reclen, &h, &err) || h.has_end)
+	if (!read_header(rec, reclen, &h, &err) || h.has_end)
 		return 0;
 	while (m < h.n && keep[m])
 		m++;
