@@ -157,17 +157,19 @@ bistate_remember(BulkInsertState bistate, Buffer buffer)
  * The pruning plan for the record at off before a version is prepended:
  * keep[] (palloc'd, *n entries), or NULL when nothing would go.  Pruning
  * also drops versions whose transaction aborted: an aborted "moved" marker
- * must not end up below a new head.
+ * must not end up below a new head.  *wp (if given) gets what the WAL
+ * record of the write needs from the record, read off the plan's walk (its
+ * conflict invalid when nothing goes).
  */
 static bool *
 prune_plan_for(Relation rel, Page page, OffsetNumber off, Buffer buffer,
-			   int *n)
+			   int *n, MinidbWritePlan *wp)
 {
 	uint32		len;
 	char	   *rec = minidb_image_record(page, off, &len);
 	int			declared = minidb_record_nversions(rec, len);
 	bool	   *keep;
-	int			floor;
+	MinidbWritePlan local;
 	int			nkeep;
 
 	/*
@@ -176,8 +178,10 @@ prune_plan_for(Relation rel, Page page, OffsetNumber off, Buffer buffer,
 	 */
 	declared = Min(Max(declared, 1), MINIDB_MAX_VERSIONS);
 	keep = palloc(sizeof(bool) * declared);
-	nkeep = minidb_prune_plan(rec, len, GlobalVisTestFor(rel),
-							  buffer, keep, n, &floor);
+	if (wp == NULL)
+		wp = &local;
+	nkeep = minidb_prune_plan_write(rec, len, GlobalVisTestFor(rel),
+									buffer, keep, n, wp);
 	if (nkeep > 0 && nkeep < *n)
 	{
 		/*
@@ -190,6 +194,7 @@ prune_plan_for(Relation rel, Page page, OffsetNumber off, Buffer buffer,
 		return keep;
 	}
 	pfree(keep);
+	wp->conflict = InvalidTransactionId;
 	return NULL;
 }
 
@@ -223,7 +228,7 @@ page_prepend(Relation rel, Page page, OffsetNumber off,
 			 const MinidbRecordEnd *extra)
 {
 	int			n;
-	bool	   *keep = prune_plan_for(rel, page, off, InvalidBuffer, &n);
+	bool	   *keep = prune_plan_for(rel, page, off, InvalidBuffer, &n, NULL);
 	uint32		len;
 	char	   *rec;
 
@@ -249,10 +254,11 @@ prepend_version(Relation rel, Buffer buffer, OffsetNumber off,
 	if (minidb_custom_wal)
 	{
 		int			n;
+		MinidbWritePlan wp;
 		bool	   *keep = prune_plan_for(rel, BufferGetPage(buffer), off,
-										  buffer, &n);
+										  buffer, &n, &wp);
 
-		minidb_log_prepend(rel, buffer, off, keep, n, v, format, extra);
+		minidb_log_prepend(rel, buffer, off, keep, n, &wp, v, format, extra);
 		if (keep)
 			pfree(keep);
 		return;
@@ -785,14 +791,15 @@ move_compact(UpdateTarget *ut, const MinidbVersionData *marker, int format,
 	bool		is_new = false;
 	bool	   *keep;
 	int			n;
+	MinidbWritePlan wp;
 	ItemPointerData newtid;
 
 	if (!minidb_page_room_for_insert(page, MAXALIGN(newlen)))
 		newbuf = minidb_buffer_for_insert(rel, newlen, NULL, ut->buffer,
 										  &is_new);
-	keep = prune_plan_for(rel, page, off, ut->buffer, &n);
-	newtid = minidb_log_move(rel, ut->buffer, off, keep, n, marker, format,
-							 newbuf, is_new, newrec, newlen);
+	keep = prune_plan_for(rel, page, off, ut->buffer, &n, &wp);
+	newtid = minidb_log_move(rel, ut->buffer, off, keep, n, wp.conflict,
+							 marker, format, newbuf, is_new, newrec, newlen);
 	if (newbuf != ut->buffer)
 		UnlockReleaseBuffer(newbuf);
 	if (keep)

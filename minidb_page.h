@@ -161,6 +161,22 @@ typedef struct MinidbPagePlan
 	OffsetNumber unused[MaxHeapTuplesPerPage];
 } MinidbPagePlan;
 
+/*
+ * What a write that prunes one record before it prepends to it
+ * (minidb_prune_plan_write) reads off the plan's walk, for its WAL record:
+ * the standby conflict of the plan's keep[] (the xmin of the oldest kept
+ * version, when a version after it goes that is not hinted aborted once
+ * the plan has hinted it; else invalid), and the data of the record's
+ * head (version 0) for the prefix/suffix compression, NULL when the head
+ * is a marker.  head points into the record on the page.
+ */
+typedef struct MinidbWritePlan
+{
+	TransactionId conflict;
+	const char *head;
+	uint32		headlen;
+} MinidbWritePlan;
+
 extern void minidb_plan_init(MinidbPagePlan *plan);
 extern uint8 *minidb_plan_add_record(MinidbPagePlan *plan, OffsetNumber off,
 									 int nversions, uint8 flags);

@@ -60,13 +60,14 @@ visible_to_all(MinidbVersionHeader *vh, GlobalVisState *vistest,
  * standbys: the floor's xmin when older versions go, else invalid (aborted
  * versions need none).  *prune_xid (if given) is the xid after which the
  * record may be pruned further: the xmin of the kept version just newer
- * than the oldest kept one, else invalid.  Hint bits are set through buffer
- * when it is valid.
+ * than the oldest kept one, else invalid.  *wp (if given) is filled in as
+ * minidb_prune_plan_write says.  Hint bits are set through buffer when it
+ * is valid.
  */
 static int
 plan_record(char *rec, uint32 len, GlobalVisState *vistest, Buffer buffer,
 			bool *keep, int *nversions, int *floor, TransactionId *horizon,
-			TransactionId *prune_xid)
+			TransactionId *prune_xid, MinidbWritePlan *wp)
 {
 	MinidbChainIter it;
 	MinidbVersionRef ref;
@@ -77,6 +78,8 @@ plan_record(char *rec, uint32 len, GlobalVisState *vistest, Buffer buffer,
 	bool		kept_below_dropped = false;
 	TransactionId floor_xmin = InvalidTransactionId;
 	TransactionId kept_xmin[2] = {InvalidTransactionId, InvalidTransactionId};
+	TransactionId last_kept = InvalidTransactionId;
+	bool		removed_after = false;
 	int			nkeep = 0;
 	int			n = 0;
 
@@ -86,13 +89,36 @@ plan_record(char *rec, uint32 len, GlobalVisState *vistest, Buffer buffer,
 		*horizon = InvalidTransactionId;
 	if (prune_xid)
 		*prune_xid = InvalidTransactionId;
+	if (wp)
+	{
+		wp->conflict = InvalidTransactionId;
+		wp->head = NULL;
+		wp->headlen = 0;
+	}
 	if (!minidb_chain_iter_init(&it, rec, len, &err))
 		return -1;
 	while (minidb_chain_iter_next(&it, &ref, &err, &damaged))
 	{
 		MinidbVersionHeader *vh = ref.vh;
 
+		/* a record's newest version is whole, in every format */
+		if (wp && n == 0 && !(vh->vh_flags & MINIDB_V_NODATA_MASK))
+		{
+			wp->head = rec + ref.dataoff;
+			wp->headlen = ref.datalen;
+		}
 		keep[n] = !floor_found && !minidb_xid_aborted(vh, buffer);
+		if (wp)
+		{
+			/* its flags as the abort hint, if any, left them */
+			if (keep[n])
+			{
+				last_kept = vh->vh_xmin;
+				removed_after = false;
+			}
+			else if (!(vh->vh_flags & MINIDB_V_XMIN_ABORTED))
+				removed_after = true;
+		}
 		if (!keep[n])
 			dropped = true;
 		else
@@ -113,6 +139,8 @@ plan_record(char *rec, uint32 len, GlobalVisState *vistest, Buffer buffer,
 	if (damaged)
 		return -1;
 	*nversions = n;
+	if (wp && removed_after && TransactionIdIsNormal(last_kept))
+		wp->conflict = last_kept;
 
 	/*
 	 * A V3 version stored as a difference from one that goes is stored
@@ -142,7 +170,24 @@ minidb_prune_plan(char *rec, uint32 len, GlobalVisState *vistest,
 				  Buffer buffer, bool *keep, int *nversions, int *floor)
 {
 	return plan_record(rec, len, vistest, buffer, keep, nversions, floor,
-					   NULL, NULL);
+					   NULL, NULL, NULL);
+}
+
+/*
+ * minidb_prune_plan for a write about to prepend to the record, which also
+ * reads off the same walk what its WAL record needs (MinidbWritePlan).
+ * wp->conflict stands for the keep[] this returns; the caller takes none
+ * when nothing goes.
+ */
+int
+minidb_prune_plan_write(char *rec, uint32 len, GlobalVisState *vistest,
+						Buffer buffer, bool *keep, int *nversions,
+						MinidbWritePlan *wp)
+{
+	int			floor;
+
+	return plan_record(rec, len, vistest, buffer, keep, nversions, &floor,
+					   NULL, NULL, wp);
 }
 
 /*
@@ -199,7 +244,7 @@ minidb_plan_page_prune(Page page, GlobalVisState *vistest, Buffer buffer,
 		if (minidb_record_nversions(rec, len) > MINIDB_MAX_PAGE_VERSIONS)
 			continue;
 		nkeep = plan_record(rec, len, vistest, buffer, keep, &n, &floor,
-							&horizon, &prune_xid);
+							&horizon, &prune_xid, NULL);
 		if (nkeep < 0)
 			continue;
 		if (TransactionIdIsNormal(prune_xid) &&

@@ -24,6 +24,10 @@ extern uint32 minidb_rewrite_record(char *rec, uint32 len,
 extern int	minidb_prune_plan(char *rec, uint32 len, GlobalVisState *vistest,
 							  Buffer buffer, bool *keep, int *nversions,
 							  int *floor);
+extern int	minidb_prune_plan_write(char *rec, uint32 len,
+									GlobalVisState *vistest, Buffer buffer,
+									bool *keep, int *nversions,
+									MinidbWritePlan *wp);
 extern bool minidb_plan_page_prune(Page page, GlobalVisState *vistest,
 								   Buffer buffer, MinidbPagePlan *plan);
 extern void minidb_apply_plan(Relation rel, Buffer buffer,

@@ -48,7 +48,7 @@ extern void minidb_wal_set_visible(Relation rel, Buffer buffer,
 extern void minidb_xlog_init(void);
 extern ItemPointerData minidb_log_move(Relation rel, Buffer oldbuf,
 									   OffsetNumber off, const bool *keep,
-									   int nversions,
+									   int nversions, TransactionId conflict,
 									   const MinidbVersionData *marker,
 									   int format, Buffer newbuf,
 									   bool new_page, const char *newrec,
@@ -58,6 +58,7 @@ extern OffsetNumber minidb_log_insert(Relation rel, Buffer buffer,
 									  uint32 len);
 extern void minidb_log_prepend(Relation rel, Buffer buffer, OffsetNumber off,
 							   const bool *keep, int nversions,
+							   const MinidbWritePlan *wp,
 							   const MinidbVersionData *v, int format,
 							   const MinidbRecordEnd *extra);
 extern void minidb_log_lockers(Relation rel, Buffer buffer, OffsetNumber off,

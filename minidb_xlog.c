@@ -160,8 +160,9 @@ cversion_bytes(const MinidbVersionData *v, const uint16 *affix, uint32 *len)
  * when the record's head stays and the two share a prefix or a suffix of
  * their data, as an UPDATE of a few columns does -- only the data between
  * them, which replay completes from the head on its page (heap's
- * prefix/suffix compression of XLOG_HEAP_HOT_UPDATE).  Sets *diffed.
- * palloc'd.
+ * prefix/suffix compression of XLOG_HEAP_HOT_UPDATE).  old (oldlen
+ * bytes) is the head's data as head_data reads it, NULL for none.  Sets
+ * *diffed.  palloc'd.
  */
 #define MIN_AFFIX_LEN	3		/* heap's threshold, in log_heap_update */
 
@@ -197,69 +198,18 @@ prepend_bytes(const char *old, uint32 oldlen, const bool *keep,
 }
 
 /*
- * The conflict horizon of a record's keep[] plan (made by
- * minidb_prune_plan on this page): versions below the oldest kept one went
- * because that one is visible to every snapshot, so its xmin; none when
- * only aborted versions go (the plan's walk hinted them aborted).  An extra
- * conflict is harmless, a missing one is not.
- *
- * With head given, also what head_data gives for the record (*head NULL
- * when it gives nothing), read off the same walk: a prepend asks for both,
- * and the walk's first version is the head.
- */
-static TransactionId
-keep_horizon(Page page, OffsetNumber off, const bool *keep, int n,
-			 const char **head, uint32 *headlen)
-{
-	MinidbChainIter it;
-	MinidbVersionRef ref;
-	MinidbChainError err;
-	bool		damaged = false;
-	bool		removed_after = false;
-	TransactionId last_kept = InvalidTransactionId;
-	const char *why;
-	char	   *rec;
-	uint32		len;
-
-	if (head)
-		*head = NULL;
-	if ((!keep && !head) ||
-		minidb_page_item(page, off, &rec, &len, &why) != MINIDB_ITEM_RECORD ||
-		!minidb_chain_iter_init(&it, rec, len, &err) ||
-		!minidb_chain_iter_next(&it, &ref, &err, &damaged))
-		return InvalidTransactionId;
-	/* a record's newest version is whole, in every format */
-	if (head && !(ref.vh->vh_flags & MINIDB_V_NODATA_MASK))
-	{
-		*head = rec + ref.dataoff;
-		*headlen = ref.datalen;
-	}
-	if (!keep)
-		return InvalidTransactionId;
-	do
-	{
-		if (ref.index >= n)
-			break;
-		if (keep[ref.index])
-		{
-			last_kept = ref.vh->vh_xmin;
-			removed_after = false;
-		}
-		else if (!(ref.vh->vh_flags & MINIDB_V_XMIN_ABORTED))
-			removed_after = true;
-	} while (minidb_chain_iter_next(&it, &ref, &err, &damaged));
-	return removed_after && TransactionIdIsNormal(last_kept) ?
-		last_kept : InvalidTransactionId;
-}
-
-/*
  * Prepend v to the record at off of an exclusively locked buffer and log
  * it as one compact record (primary side; minidb_custom_wal is set).
- * keep[] is the pruning plan for the record's nversions versions, or NULL.
+ * keep[] is the pruning plan for the record's nversions versions, or NULL;
+ * wp what the plan's walk read for this record (minidb_prune_plan_write):
+ * the conflict horizon of keep[] (versions below the oldest kept one went
+ * because that one is visible to every snapshot, so its xmin; none when
+ * only aborted versions go; an extra conflict is harmless, a missing one
+ * is not) and the head's data for the prefix/suffix compression.
  */
 void
 minidb_log_prepend(Relation rel, Buffer buffer, OffsetNumber off,
-				   const bool *keep, int nversions,
+				   const bool *keep, int nversions, const MinidbWritePlan *wp,
 				   const MinidbVersionData *v, int format,
 				   const MinidbRecordEnd *extra)
 {
@@ -267,10 +217,7 @@ minidb_log_prepend(Relation rel, Buffer buffer, OffsetNumber off,
 	BlockNumber blkno = BufferGetBlockNumber(buffer);
 	Buffer		vmbuffer = InvalidBuffer;
 	bool		clear_vm = PageIsAllVisible(page);
-	const char *head;
-	uint32		headlen = 0;
-	TransactionId horizon = keep_horizon(page, off, keep, nversions,
-										 &head, &headlen);
+	TransactionId horizon = keep ? wp->conflict : InvalidTransactionId;
 	TransactionId xmin = v->xmin;
 	xl_minidb_prepend xlrec;
 	char	   *vbytes;
@@ -280,7 +227,7 @@ minidb_log_prepend(Relation rel, Buffer buffer, OffsetNumber off,
 	bool		diffed;
 	const ItemPointerData *successor = extra ? extra->successor : NULL;
 
-	vbytes = prepend_bytes(head, headlen, keep, v, &vlen, &diffed);
+	vbytes = prepend_bytes(wp->head, wp->headlen, keep, v, &vlen, &diffed);
 	if (clear_vm)
 		visibilitymap_pin(rel, blkno, &vmbuffer);
 	rec = minidb_prepend_build(page, off, keep, v, format, extra, &reclen);
@@ -451,11 +398,13 @@ minidb_log_insert(Relation rel, Buffer buffer, bool is_new, const char *rec,
  * (which may be oldbuf's; a new page when new_page), then prepend the
  * "moved" marker to the record at off of oldbuf, pointing at the new
  * record.  Both buffers are exclusively locked and have room (the caller
- * checked).  Returns the new record's TID.
+ * checked).  keep[] and conflict are the old record's pruning plan and
+ * its conflict horizon, as for minidb_log_prepend.  Returns the new
+ * record's TID.
  */
 ItemPointerData
 minidb_log_move(Relation rel, Buffer oldbuf, OffsetNumber off,
-				const bool *keep, int nversions,
+				const bool *keep, int nversions, TransactionId conflict,
 				const MinidbVersionData *marker, int format, Buffer newbuf,
 				bool new_page, const char *newrec, uint32 newlen)
 {
@@ -467,8 +416,7 @@ minidb_log_move(Relation rel, Buffer oldbuf, OffsetNumber off,
 	Buffer		vmnew = InvalidBuffer;
 	bool		clear_old = PageIsAllVisible(oldpage);
 	bool		clear_new = !same && !new_page && PageIsAllVisible(newpage);
-	TransactionId horizon = keep_horizon(oldpage, off, keep, nversions,
-										 NULL, NULL);
+	TransactionId horizon = keep ? conflict : InvalidTransactionId;
 	ItemPointerData newtid;
 	ItemPointerData placeholder;
 	char	   *vbytes;
