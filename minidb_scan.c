@@ -800,16 +800,21 @@ collect_page(MinidbScanDesc scan, BlockNumber blkno,
 
 			for (OffsetNumber off = FirstOffsetNumber; off <= maxoff; off++)
 			{
-				/* the record after next: its line pointer is read anyway */
+				/*
+				 * The record after next: its line pointer is read anyway.
+				 * Its start and end, within the page (a mask: a sound
+				 * record lies inside it, and the address of any other is
+				 * only a hint)
+				 */
 				if (off + 2 <= maxoff)
 				{
 					ItemId		next = PageGetItemId(page, off + 2);
 
 					prefetch_byte((char *) page +
-								  Min(ItemIdGetOffset(next), BLCKSZ - 1));
+								  (ItemIdGetOffset(next) & (BLCKSZ - 1)));
 					prefetch_byte((char *) page +
-								  Min(ItemIdGetOffset(next) +
-									  ItemIdGetLength(next), BLCKSZ - 1));
+								  ((ItemIdGetOffset(next) +
+									ItemIdGetLength(next)) & (BLCKSZ - 1)));
 				}
 				if (collect_plain(scan, buffer, page, blkno, off, xmin,
 								  checked ? NULL : &below))
