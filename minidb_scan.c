@@ -1212,6 +1212,13 @@ rows_age_keys(const MinidbPageRows *rows, AgeKey *keys)
 
 	if (rows->rewritten)
 		return false;
+	/* relative to the first row not frozen (the loop refuses it if need be) */
+	for (int i = 0; i < rows->nrows; i++)
+		if (!rows->ages[i].frozen)
+		{
+			base = rows->ages[i].xmin;
+			break;
+		}
 	for (int i = 0; i < rows->nrows; i++)
 	{
 		const MinidbRowAge *a = &rows->ages[i];
@@ -1223,8 +1230,6 @@ rows_age_keys(const MinidbPageRows *rows, AgeKey *keys)
 		}
 		if (!TransactionIdIsNormal(a->xmin) || a->cmin == InvalidCommandId)
 			return false;
-		if (!TransactionIdIsValid(base))
-			base = a->xmin;
 		keys[i].hi = xid_key(a->xmin, base) << 32 | a->cmin;
 		if (!TransactionIdIsValid(a->prev_xmin))
 			keys[i].lo = 0;
