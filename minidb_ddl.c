@@ -121,11 +121,14 @@ minidb_relation_copy_data(Relation rel, const RelFileLocator *newrnode)
  * Appends records to a new relation.  Pages are filled in local memory and
  * written whole, one WAL record (a full image) per page, so that no buffer
  * lock is held while the next record is prepared (re-toasting reads and
- * writes TOAST tables).
+ * writes TOAST tables).  The new pages go through a bulk-write ring
+ * (BAS_BULKWRITE, as COPY's), so that rewriting a large table does not
+ * push everything else out of shared buffers.
  */
 typedef struct RewriteWriter
 {
 	Relation	rel;
+	BufferAccessStrategy strategy;
 	bool		has_page;
 	PGAlignedBlock page;
 } RewriteWriter;
@@ -141,7 +144,7 @@ rewrite_flush(RewriteWriter *rw)
 		return;
 	/* locked before anyone can see it, as in minidb_hio.c */
 	buffer = ReadBufferExtended(rw->rel, MAIN_FORKNUM, P_NEW,
-								RBM_ZERO_AND_LOCK, NULL);
+								RBM_ZERO_AND_LOCK, rw->strategy);
 	minidb_write_begin(&w, rw->rel);
 	page = minidb_write_page(&w, buffer, true);
 	memcpy(page, rw->page.data, BLCKSZ);
@@ -232,6 +235,8 @@ typedef struct RewriteState
 	TransactionId oldest_xmin;
 	TransactionId freeze_cutoff;
 	RewriteWriter writer;
+	BufferAccessStrategy read_strategy; /* the old table's pass in block
+										 * order: a bulk-read ring */
 	Buffer		pin;
 	MemoryContext cxt;			/* reset per record */
 	double		num_tuples;
@@ -384,13 +389,16 @@ start_rewrite_scan(BlockNumber nblocks)
 }
 
 /*
- * One block of that pass: reported, checked, and its line pointer count
- * returned; the records are then read one by one (minidb_copy_record).
+ * One block of that pass: read through the bulk-read ring, as heap's
+ * sequential scan of a large table reads, reported, checked, and its line
+ * pointer count returned; the records are then read one by one
+ * (minidb_copy_record, which finds the block in its buffer).
  */
 static OffsetNumber
-scan_rewrite_block(Relation old, BlockNumber blkno)
+scan_rewrite_block(Relation old, BlockNumber blkno, RewriteState *rs)
 {
-	Buffer		buffer = ReadBuffer(old, blkno);
+	Buffer		buffer = ReadBufferExtended(old, MAIN_FORKNUM, blkno,
+											RBM_NORMAL, rs->read_strategy);
 	OffsetNumber maxoff;
 
 	CHECK_FOR_INTERRUPTS();
@@ -425,7 +433,7 @@ rewrite_in_sort_order(Relation old, Relation index, RewriteState *rs)
 	start_rewrite_scan(nblocks);
 	for (BlockNumber blkno = 0; blkno < nblocks; blkno++)
 	{
-		OffsetNumber maxoff = scan_rewrite_block(old, blkno);
+		OffsetNumber maxoff = scan_rewrite_block(old, blkno, rs);
 
 		for (OffsetNumber off = FirstOffsetNumber; off <= maxoff; off++)
 		{
@@ -485,7 +493,7 @@ rewrite_in_table_order(Relation old, RewriteState *rs)
 	start_rewrite_scan(nblocks);
 	for (BlockNumber blkno = 0; blkno < nblocks; blkno++)
 	{
-		OffsetNumber maxoff = scan_rewrite_block(old, blkno);
+		OffsetNumber maxoff = scan_rewrite_block(old, blkno, rs);
 
 		for (OffsetNumber off = FirstOffsetNumber; off <= maxoff; off++)
 		{
@@ -520,6 +528,8 @@ minidb_relation_copy_for_cluster(Relation OldTable, Relation NewTable,
 	rs.oldest_xmin = OldestXmin;
 	rs.freeze_cutoff = *xid_cutoff;
 	rs.writer.rel = NewTable;
+	rs.writer.strategy = GetAccessStrategy(BAS_BULKWRITE);
+	rs.read_strategy = GetAccessStrategy(BAS_BULKREAD);
 	rs.writer.has_page = false;
 	rs.pin = InvalidBuffer;
 	rs.cxt = AllocSetContextCreate(CurrentMemoryContext, "minidb rewrite",
@@ -532,6 +542,8 @@ minidb_relation_copy_for_cluster(Relation OldTable, Relation NewTable,
 	else
 		rewrite_in_table_order(OldTable, &rs);
 	rewrite_flush(&rs.writer);
+	FreeAccessStrategy(rs.writer.strategy);
+	FreeAccessStrategy(rs.read_strategy);
 	if (BufferIsValid(rs.pin))
 		ReleaseBuffer(rs.pin);
 	MemoryContextDelete(rs.cxt);
