@@ -470,13 +470,19 @@ run_am() {    # run_am AM: the whole suite against a fresh cluster
         fi
         [ -f "$RUN/regression.diffs" ] && cat "$RUN/regression.diffs" >>"$RUN/regression.diffs.all"
         for name in $group; do
+            # pg_regress up to 15: "test NAME ... ok"; from 16 on, TAP:
+            # "ok 1 - NAME  12 ms" or "not ok 1 + NAME ..." (+ in a group)
             line=$(grep -E "^(test +| +)${name//./\\.} +\.\.\. " "$RUN/out/$i" | head -1)
-            if [[ $line =~ \.\.\.\ +ok ]]; then
-                status "$name" ok ""
-            elif [[ $line =~ \(ignored\) ]]; then
+            [ -n "$line" ] ||
+                line=$(grep -E "^(not )?ok [0-9]+ +[-+] +${name//./\\.}( |$)" "$RUN/out/$i" | head -1)
+            if [[ $line =~ \(ignored\) ]]; then
                 status "$name" ignored ""
+            elif [[ $line =~ \.\.\.\ +ok ]] || [[ $line =~ ^ok\  ]]; then
+                status "$name" ok ""
             elif [[ $line =~ \.\.\.\ +FAILED ]]; then
                 status "$name" failed "$(echo "$line" | sed -nE 's/.*FAILED *(\(.*\))?.*/\1/p')"
+            elif [[ $line =~ ^not\ ok ]]; then
+                status "$name" failed ""
             elif [ $rc -eq 124 ] || [ $rc -eq 137 ]; then
                 status "$name" hang "killed after ${t}s"
             else
