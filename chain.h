@@ -378,6 +378,40 @@ minidb_ref_size(const MinidbVersionRef *ref)
 }
 
 /*
+ * How many leading bytes a and b share, at most max: eight at a time while
+ * they match, then byte by byte (a row's unchanged columns, a padded
+ * char(n), are often most of its bytes).  For the differences V3 stores
+ * and the prefix/suffix compression of a PREPEND's WAL record.
+ */
+static inline uint32
+minidb_common_prefix(const char *a, const char *b, uint32 max)
+{
+	uint32		n = 0;
+
+	while (n + sizeof(uint64) <= max &&
+		   memcmp(a + n, b + n, sizeof(uint64)) == 0)
+		n += sizeof(uint64);
+	while (n < max && a[n] == b[n])
+		n++;
+	return n;
+}
+
+/* The same for the bytes that end where a_end and b_end do */
+static inline uint32
+minidb_common_suffix(const char *a_end, const char *b_end, uint32 max)
+{
+	uint32		n = 0;
+
+	while (n + sizeof(uint64) <= max &&
+		   memcmp(a_end - n - sizeof(uint64), b_end - n - sizeof(uint64),
+				  sizeof(uint64)) == 0)
+		n += sizeof(uint64);
+	while (n < max && *(a_end - 1 - n) == *(b_end - 1 - n))
+		n++;
+	return n;
+}
+
+/*
  * A scratch buffer for rebuilding DELTA versions: data NULL and size 0 to
  * start; minidb_version_get_buf grows it with palloc/repalloc in the
  * memory context current at the first call.

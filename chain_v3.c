@@ -1743,24 +1743,10 @@ shared_affixes(const char *newer, uint32 newlen, const char *older,
 			   uint32 oldlen, uint32 *prefix, uint32 *suffix)
 {
 	uint32		max = Min(newlen, oldlen);
-	uint32		p = 0;
-	uint32		s = 0;
+	uint32		p = minidb_common_prefix(newer, older, max);
+	uint32		s = minidb_common_suffix(newer + newlen, older + oldlen,
+										 max - p);
 
-	/*
-	 * Eight bytes at a time while they match, then byte by byte: a row's
-	 * unchanged columns (a padded char(n)) are often most of its bytes.
-	 */
-	while (p + sizeof(uint64) <= max &&
-		   memcmp(newer + p, older + p, sizeof(uint64)) == 0)
-		p += sizeof(uint64);
-	while (p < max && newer[p] == older[p])
-		p++;
-	while (s + sizeof(uint64) <= max - p &&
-		   memcmp(newer + newlen - s - sizeof(uint64),
-				  older + oldlen - s - sizeof(uint64), sizeof(uint64)) == 0)
-		s += sizeof(uint64);
-	while (s < max - p && newer[newlen - 1 - s] == older[oldlen - 1 - s])
-		s++;
 	*prefix = Min(p, PG_UINT16_MAX);
 	*suffix = Min(s, PG_UINT16_MAX);
 }

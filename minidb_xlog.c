@@ -156,39 +156,6 @@ cversion_bytes(const MinidbVersionData *v, const uint16 *affix, uint32 *len)
 }
 
 /*
- * How many leading bytes a and b share, at most max: eight at a time while
- * they match, then byte by byte (a row's unchanged columns, a padded
- * char(n), are often most of its bytes)
- */
-static uint32
-common_prefix(const char *a, const char *b, uint32 max)
-{
-	uint32		n = 0;
-
-	while (n + sizeof(uint64) <= max &&
-		   memcmp(a + n, b + n, sizeof(uint64)) == 0)
-		n += sizeof(uint64);
-	while (n < max && a[n] == b[n])
-		n++;
-	return n;
-}
-
-/* The same for the bytes that end where a_end and b_end do */
-static uint32
-common_suffix(const char *a_end, const char *b_end, uint32 max)
-{
-	uint32		n = 0;
-
-	while (n + sizeof(uint64) <= max &&
-		   memcmp(a_end - n - sizeof(uint64), b_end - n - sizeof(uint64),
-				  sizeof(uint64)) == 0)
-		n += sizeof(uint64);
-	while (n < max && *(a_end - 1 - n) == *(b_end - 1 - n))
-		n++;
-	return n;
-}
-
-/*
  * The bytes of a prepend's new version as logged, compactly: whole, or --
  * when the record's head stays and the two share a prefix or a suffix of
  * their data, as an UPDATE of a few columns does -- only the data between
@@ -211,10 +178,11 @@ prepend_bytes(const char *old, uint32 oldlen, const bool *keep,
 	*diffed = false;
 	if ((keep && !keep[0]) || newlen == 0 || old == NULL)
 		return cversion_bytes(v, NULL, vlen);
-	prefix = common_prefix(old, v->data,
-						   Min(Min(oldlen, newlen), PG_UINT16_MAX));
-	suffix = common_suffix(old + oldlen, v->data + newlen,
-						   Min(Min(oldlen, newlen) - prefix, PG_UINT16_MAX));
+	prefix = minidb_common_prefix(old, v->data,
+								  Min(Min(oldlen, newlen), PG_UINT16_MAX));
+	suffix = minidb_common_suffix(old + oldlen, v->data + newlen,
+								  Min(Min(oldlen, newlen) - prefix,
+									  PG_UINT16_MAX));
 	if (prefix < MIN_AFFIX_LEN)
 		prefix = 0;
 	if (suffix < MIN_AFFIX_LEN)
