@@ -119,16 +119,17 @@ minidb_relation_copy_data(Relation rel, const RelFileLocator *newrnode)
 
 /*
  * Appends records to a new relation.  Pages are filled in local memory and
- * written whole, one WAL record (a full image) per page, so that no buffer
+ * written whole, past shared buffers, one WAL record (a full image) per
+ * page, as heap's rewrite writes (MinidbBulkWriter, pg_compat.h): no buffer
  * lock is held while the next record is prepared (re-toasting reads and
- * writes TOAST tables).  The new pages go through a bulk-write ring
- * (BAS_BULKWRITE, as COPY's), so that rewriting a large table does not
- * push everything else out of shared buffers.
+ * writes TOAST tables), and rewriting a large table does not push the
+ * rest of shared buffers out.
  */
 typedef struct RewriteWriter
 {
 	Relation	rel;
-	BufferAccessStrategy strategy;
+	MinidbBulkWriter bulk;
+	BlockNumber nblocks;		/* pages written */
 	bool		has_page;
 	PGAlignedBlock page;
 } RewriteWriter;
@@ -136,22 +137,12 @@ typedef struct RewriteWriter
 static void
 rewrite_flush(RewriteWriter *rw)
 {
-	MinidbPageWrite w;
-	Buffer		buffer;
-	Page		page;
-
 	if (!rw->has_page)
 		return;
-	/* locked before anyone can see it, as in minidb_hio.c */
-	buffer = ReadBufferExtended(rw->rel, MAIN_FORKNUM, P_NEW,
-								RBM_ZERO_AND_LOCK, rw->strategy);
-	minidb_write_begin(&w, rw->rel);
-	page = minidb_write_page(&w, buffer, true);
-	memcpy(page, rw->page.data, BLCKSZ);
-	minidb_write_finish(&w);
-	RecordPageWithFreeSpace(rw->rel, BufferGetBlockNumber(buffer),
+	minidb_bulk_write(&rw->bulk, rw->nblocks, rw->page.data);
+	RecordPageWithFreeSpace(rw->rel, rw->nblocks,
 							minidb_page_free_for_insert((Page) rw->page.data));
-	UnlockReleaseBuffer(buffer);
+	rw->nblocks++;
 	rw->has_page = false;
 }
 
@@ -528,7 +519,8 @@ minidb_relation_copy_for_cluster(Relation OldTable, Relation NewTable,
 	rs.oldest_xmin = OldestXmin;
 	rs.freeze_cutoff = *xid_cutoff;
 	rs.writer.rel = NewTable;
-	rs.writer.strategy = GetAccessStrategy(BAS_BULKWRITE);
+	minidb_bulk_start(&rs.writer.bulk, NewTable);
+	rs.writer.nblocks = 0;
 	rs.read_strategy = GetAccessStrategy(BAS_BULKREAD);
 	rs.writer.has_page = false;
 	rs.pin = InvalidBuffer;
@@ -542,7 +534,7 @@ minidb_relation_copy_for_cluster(Relation OldTable, Relation NewTable,
 	else
 		rewrite_in_table_order(OldTable, &rs);
 	rewrite_flush(&rs.writer);
-	FreeAccessStrategy(rs.writer.strategy);
+	minidb_bulk_finish(&rs.writer.bulk);
 	FreeAccessStrategy(rs.read_strategy);
 	if (BufferIsValid(rs.pin))
 		ReleaseBuffer(rs.pin);

@@ -244,6 +244,80 @@ minidb_vacuum_xid_failsafe_check(TransactionId relfrozenxid,
 #define AmAutoVacuumWorkerProcess()	IsAutoVacuumWorkerProcess()
 #endif
 
+/*
+ * 17: writing a new relation's pages directly, bypassing shared buffers, as
+ * heap's rewrite does, became the bulk write API (smgr_bulk_*: it WAL-logs
+ * each page as a full image when the relation needs WAL, and syncs the
+ * file at the end).  On 15, rewriteheap.c's way by hand: log_newpage, then
+ * smgrextend without an fsync request, then smgrimmedsync at the end,
+ * because a checkpoint during the rewrite cannot have flushed pages that
+ * were never in shared buffers.  Pages go in block order from 0, into a
+ * relation that is new and empty, which only its creator can see.
+ */
+#if PG_VERSION_NUM >= 170000
+#include "storage/bulk_write.h"
+
+typedef struct MinidbBulkWriter
+{
+	BulkWriteState *state;
+} MinidbBulkWriter;
+
+static inline void
+minidb_bulk_start(MinidbBulkWriter *bw, Relation rel)
+{
+	bw->state = smgr_bulk_start_rel(rel, MAIN_FORKNUM);
+}
+
+static inline void
+minidb_bulk_write(MinidbBulkWriter *bw, BlockNumber blkno, const char *page)
+{
+	BulkWriteBuffer buf = smgr_bulk_get_buf(bw->state);
+
+	memcpy(buf->data, page, BLCKSZ);
+	smgr_bulk_write(bw->state, blkno, buf, true);
+}
+
+static inline void
+minidb_bulk_finish(MinidbBulkWriter *bw)
+{
+	smgr_bulk_finish(bw->state);
+}
+#else
+#include "access/xloginsert.h"
+#include "storage/smgr.h"
+
+typedef struct MinidbBulkWriter
+{
+	Relation	rel;
+	PGAlignedBlock page;
+} MinidbBulkWriter;
+
+static inline void
+minidb_bulk_start(MinidbBulkWriter *bw, Relation rel)
+{
+	bw->rel = rel;
+}
+
+static inline void
+minidb_bulk_write(MinidbBulkWriter *bw, BlockNumber blkno, const char *page)
+{
+	memcpy(bw->page.data, page, BLCKSZ);
+	if (RelationNeedsWAL(bw->rel))
+		log_newpage(&bw->rel->rd_node, MAIN_FORKNUM, blkno, bw->page.data,
+					true);
+	PageSetChecksumInplace(bw->page.data, blkno);
+	smgrextend(RelationGetSmgr(bw->rel), MAIN_FORKNUM, blkno,
+			   bw->page.data, true);
+}
+
+static inline void
+minidb_bulk_finish(MinidbBulkWriter *bw)
+{
+	if (RelationNeedsWAL(bw->rel))
+		smgrimmedsync(RelationGetSmgr(bw->rel), MAIN_FORKNUM);
+}
+#endif
+
 /* 17: old_snapshot_threshold ("snapshot too old") was removed */
 #if PG_VERSION_NUM >= 170000
 #define minidb_old_snapshot_threshold_enabled()	false
