@@ -169,7 +169,7 @@ prune_plan_for(Relation rel, Page page, OffsetNumber off, Buffer buffer,
 	char	   *rec = minidb_image_record(page, off, &len);
 	int			declared = minidb_record_nversions(rec, len);
 	bool	   *keep;
-	MinidbWritePlan local;
+	MinidbPruneResult rp;
 	int			nkeep;
 
 	/*
@@ -178,10 +178,15 @@ prune_plan_for(Relation rel, Page page, OffsetNumber off, Buffer buffer,
 	 */
 	declared = Min(Max(declared, 1), MINIDB_MAX_VERSIONS);
 	keep = palloc(sizeof(bool) * declared);
-	if (wp == NULL)
-		wp = &local;
-	nkeep = minidb_prune_plan_write(rec, len, GlobalVisTestFor(rel),
-									buffer, keep, n, wp);
+	nkeep = minidb_prune_plan(rec, len, GlobalVisTestFor(rel), buffer, keep,
+							  &rp);
+	*n = rp.nversions;
+	if (wp)
+	{
+		wp->head = rp.head;
+		wp->headlen = rp.headlen;
+		wp->conflict = InvalidTransactionId;
+	}
 	if (nkeep > 0 && nkeep < *n)
 	{
 		/*
@@ -191,10 +196,11 @@ prune_plan_for(Relation rel, Page page, OffsetNumber off, Buffer buffer,
 		 * counters follow heap's (PostgreSQL's isolation spec stats), and
 		 * VACUUM reports the true count.
 		 */
+		if (wp)
+			wp->conflict = rp.horizon;
 		return keep;
 	}
 	pfree(keep);
-	wp->conflict = InvalidTransactionId;
 	return NULL;
 }
 

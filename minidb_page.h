@@ -162,13 +162,12 @@ typedef struct MinidbPagePlan
 } MinidbPagePlan;
 
 /*
- * What a write that prunes one record before it prepends to it
- * (minidb_prune_plan_write) reads off the plan's walk, for its WAL record:
- * the standby conflict of the plan's keep[] (the xmin of the oldest kept
- * version, when a version after it goes that is not hinted aborted once
- * the plan has hinted it; else invalid), and the data of the record's
- * head (version 0) for the prefix/suffix compression, NULL when the head
- * is a marker.  head points into the record on the page.
+ * What a write that prunes one record before it prepends to it logs
+ * besides keep[] (from the pruning plan, minidb_prune.h's
+ * MinidbPruneResult): the plan's conflict horizon for hot standbys (invalid
+ * when nothing that needs one goes), and the data of the record's head
+ * (version 0) for the prefix/suffix compression, NULL when the head is a
+ * marker.  head points into the record on the page.
  */
 typedef struct MinidbWritePlan
 {

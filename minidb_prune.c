@@ -55,19 +55,19 @@ visible_to_all(MinidbVersionHeader *vh, GlobalVisState *vistest,
  * everything older than the "floor", the newest surviving version that
  * every snapshot sees.  Returns the number kept (at least one when any
  * version is committed or in progress; 0 when every version aborted), or
- * -1 for a damaged record (readers report it).  *floor is the floor's
- * index, or -1.  *horizon (if given) is the plan's conflict horizon for hot
- * standbys: the floor's xmin when older versions go, else invalid (aborted
- * versions need none).  *prune_xid (if given) is the xid after which the
- * record may be pruned further: the xmin of the kept version just newer
- * than the oldest kept one, else invalid.  *wp (if given) is filled in as
- * minidb_prune_plan_write says.  Hint bits are set through buffer when it
+ * -1 for a damaged record (readers report it).  *rp gets the rest of the
+ * plan (see MinidbPruneResult).  Hint bits are set through buffer when it
  * is valid.
+ *
+ * The conflict horizon is worked out here once, for everyone who carries
+ * out such a plan (page pruning, VACUUM, a write that prunes the record it
+ * prepends to): the versions below the floor were ended by the floor or by
+ * versions older than it, so the floor's xmin is the newest xid whose
+ * commit made a removed version invisible; aborted versions need none.
  */
-static int
-plan_record(char *rec, uint32 len, GlobalVisState *vistest, Buffer buffer,
-			bool *keep, int *nversions, int *floor, TransactionId *horizon,
-			TransactionId *prune_xid, MinidbWritePlan *wp)
+int
+minidb_prune_plan(char *rec, uint32 len, GlobalVisState *vistest,
+				  Buffer buffer, bool *keep, MinidbPruneResult *rp)
 {
 	MinidbChainIter it;
 	MinidbVersionRef ref;
@@ -78,23 +78,15 @@ plan_record(char *rec, uint32 len, GlobalVisState *vistest, Buffer buffer,
 	bool		kept_below_dropped = false;
 	TransactionId floor_xmin = InvalidTransactionId;
 	TransactionId kept_xmin[2] = {InvalidTransactionId, InvalidTransactionId};
-	TransactionId last_kept = InvalidTransactionId;
-	bool		removed_after = false;
 	int			nkeep = 0;
 	int			n = 0;
 
-	*nversions = 0;
-	*floor = -1;
-	if (horizon)
-		*horizon = InvalidTransactionId;
-	if (prune_xid)
-		*prune_xid = InvalidTransactionId;
-	if (wp)
-	{
-		wp->conflict = InvalidTransactionId;
-		wp->head = NULL;
-		wp->headlen = 0;
-	}
+	rp->nversions = 0;
+	rp->floor = -1;
+	rp->horizon = InvalidTransactionId;
+	rp->prune_xid = InvalidTransactionId;
+	rp->head = NULL;
+	rp->headlen = 0;
 	if (!minidb_chain_iter_init(&it, rec, len, &err))
 		return -1;
 	while (minidb_chain_iter_next(&it, &ref, &err, &damaged))
@@ -102,23 +94,12 @@ plan_record(char *rec, uint32 len, GlobalVisState *vistest, Buffer buffer,
 		MinidbVersionHeader *vh = ref.vh;
 
 		/* a record's newest version is whole, in every format */
-		if (wp && n == 0 && !(vh->vh_flags & MINIDB_V_NODATA_MASK))
+		if (n == 0 && !(vh->vh_flags & MINIDB_V_NODATA_MASK))
 		{
-			wp->head = rec + ref.dataoff;
-			wp->headlen = ref.datalen;
+			rp->head = rec + ref.dataoff;
+			rp->headlen = ref.datalen;
 		}
 		keep[n] = !floor_found && !minidb_xid_aborted(vh, buffer);
-		if (wp)
-		{
-			/* its flags as the abort hint, if any, left them */
-			if (keep[n])
-			{
-				last_kept = vh->vh_xmin;
-				removed_after = false;
-			}
-			else if (!(vh->vh_flags & MINIDB_V_XMIN_ABORTED))
-				removed_after = true;
-		}
 		if (!keep[n])
 			dropped = true;
 		else
@@ -130,7 +111,7 @@ plan_record(char *rec, uint32 len, GlobalVisState *vistest, Buffer buffer,
 			floor_found = visible_to_all(vh, vistest, buffer);
 			if (floor_found)
 			{
-				*floor = n;
+				rp->floor = n;
 				floor_xmin = vh->vh_xmin;
 			}
 		}
@@ -138,9 +119,7 @@ plan_record(char *rec, uint32 len, GlobalVisState *vistest, Buffer buffer,
 	}
 	if (damaged)
 		return -1;
-	*nversions = n;
-	if (wp && removed_after && TransactionIdIsNormal(last_kept))
-		wp->conflict = last_kept;
+	rp->nversions = n;
 
 	/*
 	 * A V3 version stored as a difference from one that goes is stored
@@ -157,37 +136,12 @@ plan_record(char *rec, uint32 len, GlobalVisState *vistest, Buffer buffer,
 		return n;
 	}
 	/* versions older than the floor go: standbys must know who ended them */
-	if (horizon && *floor >= 0 && *floor < n - 1)
-		*horizon = floor_xmin;
-	if (prune_xid && nkeep >= 2)
-		*prune_xid = kept_xmin[0];
+	if (rp->floor >= 0 && rp->floor < n - 1 &&
+		TransactionIdIsNormal(floor_xmin))
+		rp->horizon = floor_xmin;
+	if (nkeep >= 2)
+		rp->prune_xid = kept_xmin[0];
 	return nkeep;
-}
-
-/* The pruning rule for one record (see plan_record) */
-int
-minidb_prune_plan(char *rec, uint32 len, GlobalVisState *vistest,
-				  Buffer buffer, bool *keep, int *nversions, int *floor)
-{
-	return plan_record(rec, len, vistest, buffer, keep, nversions, floor,
-					   NULL, NULL, NULL);
-}
-
-/*
- * minidb_prune_plan for a write about to prepend to the record, which also
- * reads off the same walk what its WAL record needs (MinidbWritePlan).
- * wp->conflict stands for the keep[] this returns; the caller takes none
- * when nothing goes.
- */
-int
-minidb_prune_plan_write(char *rec, uint32 len, GlobalVisState *vistest,
-						Buffer buffer, bool *keep, int *nversions,
-						MinidbWritePlan *wp)
-{
-	int			floor;
-
-	return plan_record(rec, len, vistest, buffer, keep, nversions, &floor,
-					   NULL, NULL, wp);
 }
 
 /*
@@ -230,11 +184,9 @@ minidb_plan_page_prune(Page page, GlobalVisState *vistest, Buffer buffer,
 		const char *why;
 		char	   *rec;
 		uint32		len;
+		MinidbPruneResult rp;
 		int			n;
-		int			floor;
 		int			nkeep;
-		TransactionId horizon;
-		TransactionId prune_xid;
 		uint8	   *actions;
 
 		/* damage is for readers to report: pruning leaves it alone */
@@ -243,14 +195,14 @@ minidb_plan_page_prune(Page page, GlobalVisState *vistest, Buffer buffer,
 		/* a record on a page holds at most MINIDB_MAX_PAGE_VERSIONS */
 		if (minidb_record_nversions(rec, len) > MINIDB_MAX_PAGE_VERSIONS)
 			continue;
-		nkeep = plan_record(rec, len, vistest, buffer, keep, &n, &floor,
-							&horizon, &prune_xid, NULL);
+		nkeep = minidb_prune_plan(rec, len, vistest, buffer, keep, &rp);
 		if (nkeep < 0)
 			continue;
-		if (TransactionIdIsNormal(prune_xid) &&
+		n = rp.nversions;
+		if (TransactionIdIsNormal(rp.prune_xid) &&
 			(!TransactionIdIsValid(page_prune_xid) ||
-			 TransactionIdPrecedes(prune_xid, page_prune_xid)))
-			page_prune_xid = prune_xid;
+			 TransactionIdPrecedes(rp.prune_xid, page_prune_xid)))
+			page_prune_xid = rp.prune_xid;
 		if (nkeep == n || n <= 1)
 			continue;
 		if (nkeep == 0)
@@ -261,7 +213,7 @@ minidb_plan_page_prune(Page page, GlobalVisState *vistest, Buffer buffer,
 		actions = minidb_plan_add_record(plan, off, n, 0);
 		for (int i = 0; i < n; i++)
 			actions[i] = keep[i] ? MINIDB_PLAN_KEEP : 0;
-		minidb_plan_note_xid(plan, horizon);
+		minidb_plan_note_xid(plan, rp.horizon);
 	}
 	plan->prune_xid = page_prune_xid;
 	plan->flags |= MINIDB_PLAN_SET_PRUNE_XID;
@@ -377,8 +329,7 @@ minidb_page_prunable_bytes(Page page, GlobalVisState *vistest, Buffer buffer)
 		const char *why;
 		char	   *rec;
 		uint32		len;
-		int			n;
-		int			floor;
+		MinidbPruneResult rp;
 		int			nkeep;
 		MinidbChainIter it;
 		MinidbVersionRef ref;
@@ -387,8 +338,8 @@ minidb_page_prunable_bytes(Page page, GlobalVisState *vistest, Buffer buffer)
 
 		if (minidb_page_item(page, off, &rec, &len, &why) != MINIDB_ITEM_RECORD)
 			continue;
-		nkeep = minidb_prune_plan(rec, len, vistest, buffer, keep, &n, &floor);
-		if (nkeep <= 0 || nkeep == n)
+		nkeep = minidb_prune_plan(rec, len, vistest, buffer, keep, &rp);
+		if (nkeep <= 0 || nkeep == rp.nversions)
 			continue;
 		if (!minidb_chain_iter_init(&it, rec, len, &err))
 			continue;

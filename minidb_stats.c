@@ -133,8 +133,8 @@ minidb_stats(PG_FUNCTION_ARGS)
 		{
 			char	   *rec;
 			uint32		len;
+			MinidbPruneResult rp;
 			int			n;
-			int			floor;
 			int			nkeep;
 
 			rec = minidb_page_record(rel, buffer, off, &len);
@@ -142,8 +142,8 @@ minidb_stats(PG_FUNCTION_ARGS)
 				continue;
 			records++;
 			bytes += len;
-			nkeep = minidb_prune_plan(rec, len, vistest, buffer, keep,
-									  &n, &floor);
+			nkeep = minidb_prune_plan(rec, len, vistest, buffer, keep, &rp);
+			n = rp.nversions;
 			if (nkeep < 0)
 			{
 				ItemPointerData tid;

@@ -241,8 +241,8 @@ vacuum_record(MinidbVacState *vs, char *rec, uint32 len, Buffer buffer,
 	MinidbChainError err;
 	bool		damaged = false;
 	bool		head_frozen = false;
+	MinidbPruneResult rp;
 	int			n;
-	int			floor;
 	int			nkeep;
 	int			k = 0;
 
@@ -258,12 +258,13 @@ vacuum_record(MinidbVacState *vs, char *rec, uint32 len, Buffer buffer,
 		r->damaged = true;
 		return;
 	}
-	nkeep = minidb_prune_plan(rec, len, vs->vistest, buffer, keep, &n, &floor);
+	nkeep = minidb_prune_plan(rec, len, vs->vistest, buffer, keep, &rp);
 	if (nkeep < 0)
 	{
 		r->damaged = true;
 		return;
 	}
+	n = rp.nversions;
 	r->nversions = n;
 	if (minidb_record_is_dead(rec, len, vs->vistest, buffer, &r->dead_xid))
 	{
@@ -280,6 +281,7 @@ vacuum_record(MinidbVacState *vs, char *rec, uint32 len, Buffer buffer,
 
 	r->npruned = n - nkeep;
 	r->nrecently_dead = nkeep - 1;
+	r->horizon = rp.horizon;	/* the versions below the floor go */
 
 	/* freeze what is older than the cutoff; see what stays unfrozen */
 	if (!minidb_chain_iter_init(&it, rec, len, &err))
@@ -297,10 +299,6 @@ vacuum_record(MinidbVacState *vs, char *rec, uint32 len, Buffer buffer,
 		actions[ref.index] = keep[ref.index] ? MINIDB_PLAN_KEEP : 0;
 		if ((vh->vh_flags & MINIDB_V_VIRTUAL) && keep[ref.index])
 			end_updater = vh->vh_xmin;	/* a V3 end that stays */
-		if (ref.index == floor && floor < n - 1 &&
-			(!TransactionIdIsValid(r->horizon) ||
-			 TransactionIdFollows(vh->vh_xmin, r->horizon)))
-			r->horizon = vh->vh_xmin;	/* the versions below it go */
 		if (!keep[ref.index])
 			continue;
 		was_frozen = frozen = (vh->vh_flags & MINIDB_V_FROZEN) != 0;
@@ -337,7 +335,7 @@ vacuum_record(MinidbVacState *vs, char *rec, uint32 len, Buffer buffer,
 				r->live = (nkeep >= 2);
 				r->nrecently_dead = Max(nkeep - 2, 0);
 			}
-			r->all_visible = (nkeep == 1 && floor >= 0 && !marker);
+			r->all_visible = (nkeep == 1 && rp.floor >= 0 && !marker);
 			head_frozen = frozen;
 			/* frozen in this pass, its xmin still counts for standbys */
 			if (r->all_visible && !was_frozen)

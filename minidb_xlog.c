@@ -200,11 +200,10 @@ prepend_bytes(const char *old, uint32 oldlen, const bool *keep,
  * Prepend v to the record at off of an exclusively locked buffer and log
  * it as one compact record (primary side; minidb_custom_wal is set).
  * keep[] is the pruning plan for the record's nversions versions, or NULL;
- * wp what the plan's walk read for this record (minidb_prune_plan_write):
- * the conflict horizon of keep[] (versions below the oldest kept one went
- * because that one is visible to every snapshot, so its xmin; none when
- * only aborted versions go; an extra conflict is harmless, a missing one
- * is not) and the head's data for the prefix/suffix compression.
+ * wp what the plan's walk read for this record (the pruning plan's
+ * conflict horizon, which every caller of minidb_prune_plan logs: the
+ * floor's xmin when versions below the floor go; none when only aborted
+ * versions go) and the head's data for the prefix/suffix compression.
  */
 void
 minidb_log_prepend(Relation rel, Buffer buffer, OffsetNumber off,

@@ -1866,7 +1866,7 @@ m3_same_prepend(const char *before, uint32 beforelen, int nnewest,
 
 /*
  * keep[] keeps the newest versions and drops the older ones: the pruned
- * record is no longer (plan_record does not size it), and prepending to
+ * record is no longer (minidb_prune_plan does not size it), and prepending to
  * the record with minidb_record_prepend_newest gives what prepending to the
  * pruned one gives (minidb_prepend_build does not prune first).
  */
