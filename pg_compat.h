@@ -252,7 +252,10 @@ minidb_vacuum_xid_failsafe_check(TransactionId relfrozenxid,
  * smgrextend without an fsync request, then smgrimmedsync at the end,
  * because a checkpoint during the rewrite cannot have flushed pages that
  * were never in shared buffers.  Pages go in block order from 0, into a
- * relation that is new and empty, which only its creator can see.
+ * relation that is new and empty, which only its creator can see.  The
+ * page passed in is the caller's to start again afterwards: 17+ copies it
+ * into the bulk writer's buffer, 15 sets its LSN and checksum in place and
+ * writes it from there (as rewriteheap.c does with its state's page).
  */
 #if PG_VERSION_NUM >= 170000
 #include "storage/bulk_write.h"
@@ -269,7 +272,7 @@ minidb_bulk_start(MinidbBulkWriter *bw, Relation rel)
 }
 
 static inline void
-minidb_bulk_write(MinidbBulkWriter *bw, BlockNumber blkno, const char *page)
+minidb_bulk_write(MinidbBulkWriter *bw, BlockNumber blkno, char *page)
 {
 	BulkWriteBuffer buf = smgr_bulk_get_buf(bw->state);
 
@@ -289,7 +292,6 @@ minidb_bulk_finish(MinidbBulkWriter *bw)
 typedef struct MinidbBulkWriter
 {
 	Relation	rel;
-	PGAlignedBlock page;
 } MinidbBulkWriter;
 
 static inline void
@@ -299,15 +301,12 @@ minidb_bulk_start(MinidbBulkWriter *bw, Relation rel)
 }
 
 static inline void
-minidb_bulk_write(MinidbBulkWriter *bw, BlockNumber blkno, const char *page)
+minidb_bulk_write(MinidbBulkWriter *bw, BlockNumber blkno, char *page)
 {
-	memcpy(bw->page.data, page, BLCKSZ);
 	if (RelationNeedsWAL(bw->rel))
-		log_newpage(&bw->rel->rd_node, MAIN_FORKNUM, blkno, bw->page.data,
-					true);
-	PageSetChecksumInplace(bw->page.data, blkno);
-	smgrextend(RelationGetSmgr(bw->rel), MAIN_FORKNUM, blkno,
-			   bw->page.data, true);
+		log_newpage(&bw->rel->rd_node, MAIN_FORKNUM, blkno, page, true);
+	PageSetChecksumInplace(page, blkno);
+	smgrextend(RelationGetSmgr(bw->rel), MAIN_FORKNUM, blkno, page, true);
 }
 
 static inline void
