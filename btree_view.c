@@ -30,14 +30,111 @@
 #include "minidb_page.h"
 #include "btree_view.h"
 
+#if PG_VERSION_NUM >= 160000	/* 16: RelFileNode became RelFileLocator */
+typedef RelFileLocator ViewRelFile;
+#define VIEW_REL_FILE(rel)			((rel)->rd_locator)
+#define VIEW_REL_FILE_EQUALS(a, b)	RelFileLocatorEquals(a, b)
+#else
+typedef RelFileNode ViewRelFile;
+#define VIEW_REL_FILE(rel)			((rel)->rd_node)
+#define VIEW_REL_FILE_EQUALS(a, b)	RelFileNodeEquals(a, b)
+#endif
+
 /*
- * Pin the block holding tid, reusing *pin when it already holds that block.
+ * The checked pins (see btree_view.h): a few at most are open at once (one
+ * per index scan of a minidb table in the running statements); when all
+ * slots are taken a note replaces the oldest, which only costs a check.
+ */
+#define CHECKED_PINS	4
+
+typedef struct CheckedPin
+{
+	Buffer		buffer;			/* InvalidBuffer: a free slot */
+	BlockNumber blkno;
+	BackendId	backend;		/* rd_backend: local buffers or shared */
+	ViewRelFile file;
+} CheckedPin;
+
+static CheckedPin checked_pins[CHECKED_PINS];
+static int	checked_pins_next;
+
+void
+minidb_checked_pin_note(Relation rel, Buffer buffer)
+{
+	CheckedPin *cp = &checked_pins[checked_pins_next];
+
+	checked_pins_next = (checked_pins_next + 1) % CHECKED_PINS;
+	cp->buffer = buffer;
+	cp->blkno = BufferGetBlockNumber(buffer);
+	cp->backend = rel->rd_backend;
+	cp->file = VIEW_REL_FILE(rel);
+}
+
+void
+minidb_checked_pin_forget(Buffer buffer)
+{
+	for (int i = 0; i < CHECKED_PINS; i++)
+		if (checked_pins[i].buffer == buffer)
+			checked_pins[i].buffer = InvalidBuffer;
+}
+
+void
+minidb_checked_pins_clear(void)
+{
+	for (int i = 0; i < CHECKED_PINS; i++)
+		checked_pins[i].buffer = InvalidBuffer;
+}
+
+/*
+ * A new pin of our own on the checked page holding blkno of rel, or
+ * InvalidBuffer when no checked pin holds it.
+ */
+Buffer
+minidb_checked_pin_share(Relation rel, BlockNumber blkno)
+{
+	for (int i = 0; i < CHECKED_PINS; i++)
+	{
+		CheckedPin *cp = &checked_pins[i];
+
+		if (cp->buffer != InvalidBuffer && cp->blkno == blkno &&
+			cp->backend == rel->rd_backend &&
+			VIEW_REL_FILE_EQUALS(cp->file, VIEW_REL_FILE(rel)))
+		{
+			IncrBufferRefCount(cp->buffer);
+			return cp->buffer;
+		}
+	}
+	return InvalidBuffer;
+}
+
+/*
+ * Pin blkno of rel: from a checked pin when there is one (*checked: the
+ * page needs no check under this pin), else through the buffer manager.
+ */
+Buffer
+minidb_read_buffer_checked(Relation rel, BlockNumber blkno, bool *checked)
+{
+	Buffer		buffer = minidb_checked_pin_share(rel, blkno);
+
+	*checked = BufferIsValid(buffer);
+	if (!*checked)
+		buffer = ReadBuffer(rel, blkno);
+	return buffer;
+}
+
+/*
+ * Pin the block holding tid, reusing *pin when it already holds that block
+ * and a checked pin when there is one (*repinned: the page is yet to be
+ * checked under this pin).
  */
 static Buffer
 pin_block(Relation rel, BlockNumber blkno, Buffer *pin, bool *repinned)
 {
 	*repinned = false;
 	if (BufferIsValid(*pin) && BufferGetBlockNumber(*pin) == blkno)
+		return *pin;
+	if (!BufferIsValid(*pin) &&
+		BufferIsValid(*pin = minidb_checked_pin_share(rel, blkno)))
 		return *pin;
 	*pin = ReleaseAndReadBuffer(*pin, rel, blkno);
 	*repinned = true;

@@ -34,6 +34,24 @@ extern char *minidb_copy_record(Relation rel, ItemPointer tid, Buffer *pin,
 								MinidbViewStatus *status);
 
 /*
+ * Pages this backend checked (minidb_page_check) and has kept pinned since,
+ * by the pin that an index fetch keeps from call to call (MinidbViewPin): a
+ * later step of the same statement (the UPDATE's fetch of the old row, its
+ * write) takes another pin on such a page from here, without the buffer
+ * manager's lookup, and needs no check of its own, for the reason the
+ * fetch itself checks once per pin.  The fetch notes a page after its
+ * check and forgets it before it lets the pin go; transaction and
+ * subtransaction ends forget every page (an error lets pins go through
+ * the resource owners, past the fetch).
+ */
+extern void minidb_checked_pin_note(Relation rel, Buffer buffer);
+extern void minidb_checked_pin_forget(Buffer buffer);
+extern Buffer minidb_checked_pin_share(Relation rel, BlockNumber blkno);
+extern void minidb_checked_pins_clear(void);
+extern Buffer minidb_read_buffer_checked(Relation rel, BlockNumber blkno,
+										 bool *checked);
+
+/*
  * A pin an index fetch keeps from call to call, with the block it holds,
  * so that a fetch from the same block asks the buffer manager nothing.
  */
@@ -68,6 +86,8 @@ minidb_view_record_pinned(Relation rel, ItemPointer tid, MinidbViewPin *vp,
 
 	if (unlikely(!BufferIsValid(vp->buffer) || vp->blkno != blkno))
 	{
+		if (BufferIsValid(vp->buffer))
+			minidb_checked_pin_forget(vp->buffer);
 		vp->buffer = ReleaseAndReadBuffer(vp->buffer, rel, blkno);
 		vp->blkno = blkno;
 		repinned = true;
@@ -76,7 +96,11 @@ minidb_view_record_pinned(Relation rel, ItemPointer tid, MinidbViewPin *vp,
 	LockBuffer(buffer, BUFFER_LOCK_SHARE);
 	page = BufferGetPage(buffer);
 	if (unlikely(repinned || PageIsNew(page)))
+	{
 		minidb_page_check(rel, buffer);
+		if (repinned && !PageIsNew(page))
+			minidb_checked_pin_note(rel, buffer);
+	}
 	rec = minidb_page_record_plain(page, off, &len);
 	if (unlikely(rec == NULL))
 		rec = minidb_page_record(rel, buffer, off, &len);

@@ -24,6 +24,7 @@
 
 #include "access/heaptoast.h"
 #include "access/tableam.h"
+#include "access/xact.h"
 #include "catalog/pg_am.h"
 #include "commands/defrem.h"
 #include "fmgr.h"
@@ -63,6 +64,21 @@ static const struct config_enum_entry record_format_options[] = {
 
 void		_PG_init(void);
 
+/* An error lets pins go past their holders: forget the checked ones */
+static void
+checked_pins_xact_end(XactEvent event, void *arg)
+{
+	minidb_checked_pins_clear();
+}
+
+static void
+checked_pins_subxact_end(SubXactEvent event, SubTransactionId mySubid,
+						 SubTransactionId parentSubid, void *arg)
+{
+	if (event == SUBXACT_EVENT_ABORT_SUB)
+		minidb_checked_pins_clear();
+}
+
 void
 _PG_init(void)
 {
@@ -100,6 +116,8 @@ _PG_init(void)
 	MarkGUCPrefixReserved("minidb");
 	minidb_visibility_init();
 	minidb_xlog_init();
+	RegisterXactCallback(checked_pins_xact_end, NULL);
+	RegisterSubXactCallback(checked_pins_subxact_end, NULL);
 }
 
 static const TupleTableSlotOps *

@@ -52,6 +52,7 @@
 
 #include "chain.h"
 #include "minidb_page.h"
+#include "btree_view.h"
 #include "minidb_wal.h"
 #include "minidb_hio.h"
 #include "minidb_visibility.h"
@@ -347,12 +348,17 @@ lock_record_for_write(Relation rel, ItemPointer tid, CommandId cid,
 	for (;;)
 	{
 		MinidbWaitFor wf;
+		bool		checked;
 		uint32		len;
 		char	   *rec;
 
-		buffer = ReadBuffer(rel, ItemPointerGetBlockNumber(tid));
+		buffer = minidb_read_buffer_checked(rel,
+											ItemPointerGetBlockNumber(tid),
+											&checked);
 		LockBuffer(buffer, BUFFER_LOCK_EXCLUSIVE);
-		rec = minidb_page_record_at(rel, buffer, tid, &len);
+		rec = checked ?
+			minidb_page_checked_record_at(rel, buffer, tid, &len) :
+			minidb_page_record_at(rel, buffer, tid, &len);
 		minidb_check_row(rel, tid, rec, len, buffer, &req, tmfd, rc);
 		if (rc->result == TM_Ok && mode_fn)
 			*mode = mode_fn(mode_arg, rel, rec, &rc->target);

@@ -2204,7 +2204,10 @@ minidb_index_fetch_reset(struct IndexFetchTableData *data)
 	MinidbIndexFetchData *fetch = (MinidbIndexFetchData *) data;
 
 	if (BufferIsValid(fetch->pin.buffer))
+	{
+		minidb_checked_pin_forget(fetch->pin.buffer);
 		ReleaseBuffer(fetch->pin.buffer);
+	}
 	fetch->pin.buffer = InvalidBuffer;
 	fetch->pin.blkno = InvalidBlockNumber;
 }
@@ -2246,6 +2249,8 @@ minidb_index_fetch_tuple(struct IndexFetchTableData *data, ItemPointer tid,
 	else
 	{
 		/* the benchmark's copy paths; they pin through btree_view.c */
+		if (BufferIsValid(fetch->pin.buffer))
+			minidb_checked_pin_forget(fetch->pin.buffer);
 		fetch_visible(&fs, &fetch->pin.buffer, minidb_read_path);
 		if (BufferIsValid(fetch->pin.buffer))
 			fetch->pin.blkno = BufferGetBlockNumber(fetch->pin.buffer);
