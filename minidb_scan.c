@@ -745,6 +745,38 @@ collect_plain(MinidbScanDesc scan, Buffer buffer, Page page,
 	return true;
 }
 
+/* Let go of the page a sequential scan kept pinned, if any */
+static void
+scan_release_held(MinidbScanDesc scan)
+{
+	if (BufferIsValid(scan->held))
+	{
+		minidb_checked_pin_forget(scan->held);
+		ReleaseBuffer(scan->held);
+		scan->held = InvalidBuffer;
+	}
+}
+
+/*
+ * Done with the pin of a page collect_page read whole and checked: a
+ * sequential scan keeps it, as heap's keeps its current page, until it
+ * moves on, so that an UPDATE or DELETE of one of its rows finds it
+ * checked and pinned (minidb_checked_pin_share); other scans let it go.
+ */
+static void
+scan_done_with_page(MinidbScanDesc scan, Buffer buffer, bool whole)
+{
+	scan_release_held(scan);
+	if (whole && (scan->base.rs_flags & SO_TYPE_SEQSCAN) &&
+		!PageIsNew(BufferGetPage(buffer)))
+	{
+		minidb_checked_pin_note(scan->base.rs_rd, buffer);
+		scan->held = buffer;
+	}
+	else
+		ReleaseBuffer(buffer);
+}
+
 /*
  * Materialize the visible rows of block blkno into the arena: all of them,
  * or those at offsets[0..noffsets-1] when offsets is given.  Under an MVCC
@@ -860,7 +892,7 @@ collect_page(MinidbScanDesc scan, BlockNumber blkno,
 	}
 
 	LockBuffer(buffer, BUFFER_LOCK_UNLOCK);
-	ReleaseBuffer(buffer);
+	scan_done_with_page(scan, buffer, offsets == NULL);
 }
 
 /*
@@ -997,6 +1029,7 @@ minidb_scan_begin(Relation rel, Snapshot snapshot, int nkeys,
 	scan->base.rs_parallel = pscan;
 	scan->cxt = CurrentMemoryContext;
 	scan->cbuf = InvalidBuffer;
+	scan->held = InvalidBuffer;
 	scan->startblock = 0;
 	scan->numblocks = InvalidBlockNumber;
 
@@ -1052,6 +1085,7 @@ minidb_scan_rescan(TableScanDesc sscan, struct ScanKeyData *key,
 	scan->inited = false;
 	scan->cblock = InvalidBlockNumber;
 	rows_reset(&scan->rows);
+	scan_release_held(scan);
 	if (scan->base.rs_flags & SO_TYPE_SEQSCAN)
 		pgstat_count_heap_scan(scan->base.rs_rd);
 }
@@ -1063,6 +1097,7 @@ minidb_scan_end(TableScanDesc sscan)
 
 	if (BufferIsValid(scan->cbuf))
 		ReleaseBuffer(scan->cbuf);
+	scan_release_held(scan);
 	if (scan->strategy)
 		FreeAccessStrategy(scan->strategy);
 	/* The arena may still back a slot the caller has not cleared: keep it */
@@ -1499,6 +1534,7 @@ minidb_scan_next_page(MinidbScanDesc scan, ScanDirection direction)
 		if (blkno == InvalidBlockNumber)
 		{
 			rows_reset(&scan->rows);
+			scan_release_held(scan);
 			return false;
 		}
 		collect_page(scan, blkno, NULL, 0);

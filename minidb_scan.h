@@ -72,6 +72,9 @@ typedef struct MinidbScanDescData
 	bool		by_age;			/* a page's rows oldest version first, else
 								 * in TID order */
 	Buffer		cbuf;			/* pinned current buffer, or invalid */
+	Buffer		held;			/* a sequential scan's last page, kept
+								 * pinned as a checked pin (btree_view.h),
+								 * or invalid */
 	BufferAccessStrategy strategy;
 	struct ParallelBlockTableScanWorkerData *pworker;
 	HeapTupleData tuple;		/* what the slot points at */
