@@ -2222,6 +2222,30 @@ fetch_newest_cb(char *rec, uint32 len, Buffer buffer, void *arg)
 	fetch_visible_cb(rec, len, buffer, arg);
 }
 
+/*
+ * SnapshotAny's fetch by TID ("the row version at this TID", which the
+ * executor asks for the old row of every UPDATE): a record whose version 0
+ * the newest reader's shortcuts accept, and that minidb_find_row_version
+ * would return by its hints alone, is materialized here, as
+ * fetch_newest_cb does; anything else goes through fetch_visible_cb.
+ */
+static void
+fetch_row_version_cb(char *rec, uint32 len, Buffer buffer, void *arg)
+{
+	FetchState *fs = (FetchState *) arg;
+	MinidbVersionData v;
+
+	if ((minidb_chain_single_plain(rec, len, &v) ||
+		 minidb_v3_newest_plain(rec, len, &v, NULL)) &&
+		minidb_row_version_is_head(&v, fs->newest))
+	{
+		fs->result = minidb_materialize_plain_copy(&v, fs->tid,
+												   RelationGetRelid(fs->rel));
+		return;
+	}
+	fetch_visible_cb(rec, len, buffer, arg);
+}
+
 struct IndexFetchTableData *
 minidb_index_fetch_begin(Relation rel)
 {
@@ -2315,7 +2339,14 @@ minidb_fetch_row_version(Relation rel, ItemPointer tid, Snapshot snapshot,
 	fs.newest = minidb_tid_is_newest(tid);
 	fs.buf = NULL;
 	fs.all_dead = NULL;
-	tuple = fetch_visible(&fs, &pin, MINIDB_PATH_VIEW_LAZY);
+	fs.result = NULL;
+	if (snapshot->snapshot_type == SNAPSHOT_ANY)
+	{
+		minidb_view_record(rel, &plain, &pin, fetch_row_version_cb, &fs);
+		tuple = fs.result;
+	}
+	else
+		tuple = fetch_visible(&fs, &pin, MINIDB_PATH_VIEW_LAZY);
 	if (BufferIsValid(pin))
 		ReleaseBuffer(pin);
 	if (tuple == NULL)

@@ -150,6 +150,24 @@ minidb_materialize(MinidbTupleBuf *buf, const char *rec,
 }
 
 /* Materialize into a fresh palloc'd heap tuple (one chunk, like heap_copytuple) */
+/*
+ * minidb_materialize_plain into one palloc'd chunk of its own (freed with
+ * heap_freetuple), for a slot that keeps the tuple: the same version (no
+ * xmax, no lockers), without minidb_materialize_copy's walk to it.
+ */
+HeapTuple
+minidb_materialize_plain_copy(const MinidbVersionData *v, ItemPointer tid,
+							  Oid tableoid)
+{
+	Size		len = minidb_materialized_size(v);
+	HeapTuple	tuple = (HeapTuple) palloc(HEAPTUPLESIZE + len);
+	HeapTupleHeader td = (HeapTupleHeader) ((char *) tuple + HEAPTUPLESIZE);
+
+	minidb_write_tuple_inline(td, v, InvalidTransactionId, tid);
+	fill_tuple(tuple, td, len, tid, tableoid);
+	return tuple;
+}
+
 HeapTuple
 minidb_materialize_copy(const char *rec, const MinidbVersionRef *ref,
 						TransactionId xmax, ItemPointer tid, Oid tableoid)

@@ -236,6 +236,9 @@ extern HeapTuple minidb_materialize(MinidbTupleBuf *buf, const char *rec,
 									const MinidbVersionRef *ref,
 									TransactionId xmax, ItemPointer tid,
 									Oid tableoid);
+extern HeapTuple minidb_materialize_plain_copy(const MinidbVersionData *v,
+											   ItemPointer tid,
+											   Oid tableoid);
 extern HeapTuple minidb_materialize_copy(const char *rec,
 										 const MinidbVersionRef *ref,
 										 TransactionId xmax, ItemPointer tid,

@@ -1132,6 +1132,30 @@ minidb_find_row_version(Relation rel, ItemPointer tid, bool newest, char *rec,
 }
 
 /*
+ * Would minidb_find_row_version return version 0, v, of a record that the
+ * newest reader's shortcuts accepted (minidb_chain_single_plain,
+ * minidb_v3_newest_plain: stored whole, no end, no lockers, so no newer
+ * version and no xmax), by its hints alone?  A version hinted committed or
+ * frozen is neither aborted, nor in progress, nor ours; then the active
+ * MVCC snapshot, if any, must see it unless the TID names the newest
+ * version.  False means only "not decided here".
+ */
+bool
+minidb_row_version_is_head(const MinidbVersionData *v, bool newest)
+{
+	Snapshot	active;
+
+	if (!(v->flags & (MINIDB_V_XMIN_COMMITTED | MINIDB_V_FROZEN)) ||
+		(v->flags & MINIDB_V_NODATA_MASK))
+		return false;
+	if (newest || !ActiveSnapshotSet())
+		return true;
+	active = GetActiveSnapshot();
+	return !IsMVCCSnapshot(active) ||
+		minidb_mvcc_sees_hinted(v->xmin, v->flags, active);
+}
+
+/*
  * Is the version at ref the newest one that counts: no newer version
  * committed or written by this transaction?  (Newer versions still in
  * progress elsewhere, or aborted, do not count.)

@@ -86,6 +86,8 @@ extern int	minidb_find_row_version(Relation rel, ItemPointer tid,
 									bool newest, char *rec, uint32 len,
 									Buffer buffer, MinidbVersionRef *ref,
 									TransactionId *xmax);
+extern bool minidb_row_version_is_head(const MinidbVersionData *v,
+									   bool newest);
 extern bool minidb_version_is_newest_committed(Relation rel, ItemPointer tid,
 											   char *rec, uint32 len,
 											   Buffer buffer,
