@@ -777,6 +777,40 @@ make_room_in_place(Relation rel, Buffer buffer, OffsetNumber off,
 	return minidb_page_room_for_replace(page, off, newlen);
 }
 
+/*
+ * The in-place UPDATE's common case, with the compact WAL: the record's
+ * pruning planned and the new record built first, and placed if, as built,
+ * it fits; so the write is sized once, by building it.  False, with
+ * nothing changed, when it does not fit: make_room_in_place then prunes
+ * the page if that can help.
+ */
+static bool
+prepend_if_it_fits(Relation rel, Buffer buffer, OffsetNumber off,
+				   const MinidbVersionData *v)
+{
+	Page		page = BufferGetPage(buffer);
+	uint32		len;
+	char	   *rec = minidb_page_record(rel, buffer, off, &len);
+	int			format = write_format(rec, len, v, NULL);
+	int			n;
+	MinidbWritePlan wp;
+	bool	   *keep = prune_plan_for(rel, page, off, buffer, &n, &wp);
+	uint32		newlen;
+	char	   *newrec = minidb_prepend_build(page, off, keep, v, format, NULL,
+											  &newlen);
+	bool		fits = newlen <= MINIDB_MAX_RECORD_LEN &&
+		minidb_page_room_for_replace(page, off, newlen);
+
+	if (fits)
+		minidb_log_prepend_built(rel, buffer, off, keep, n, &wp, v, format,
+								 NULL, newrec, newlen);
+	else
+		pfree(newrec);
+	if (keep)
+		pfree(keep);
+	return fits;
+}
+
 typedef struct UpdateTarget
 {
 	Relation	rel;
@@ -847,6 +881,12 @@ write_update(UpdateTarget *ut, bool try_in_place, bool *in_place)
 	minidb_version_from_tuple(ut->newtup, ut->xid, ut->cid, &v);
 	if (ut->keys_updated)
 		v.flags |= MINIDB_V_KEYS_UPDATED;
+	if (try_in_place && minidb_custom_wal &&
+		prepend_if_it_fits(rel, ut->buffer, off, &v))
+	{
+		*in_place = true;
+		return newtid;
+	}
 	*in_place = try_in_place &&
 		make_room_in_place(rel, ut->buffer, off, &v, &format);
 	if (*in_place)

@@ -61,6 +61,13 @@ extern void minidb_log_prepend(Relation rel, Buffer buffer, OffsetNumber off,
 							   const MinidbWritePlan *wp,
 							   const MinidbVersionData *v, int format,
 							   const MinidbRecordEnd *extra);
+extern void minidb_log_prepend_built(Relation rel, Buffer buffer,
+									 OffsetNumber off, const bool *keep,
+									 int nversions,
+									 const MinidbWritePlan *wp,
+									 const MinidbVersionData *v, int format,
+									 const MinidbRecordEnd *extra,
+									 char *rec, uint32 reclen);
 extern void minidb_log_lockers(Relation rel, Buffer buffer, OffsetNumber off,
 							   const MinidbLockers *lk);
 extern void minidb_log_plan(Relation rel, Buffer buffer,

@@ -211,6 +211,28 @@ minidb_log_prepend(Relation rel, Buffer buffer, OffsetNumber off,
 				   const MinidbVersionData *v, int format,
 				   const MinidbRecordEnd *extra)
 {
+	uint32		reclen;
+	char	   *rec = minidb_prepend_build(BufferGetPage(buffer), off, keep, v,
+										   format, extra, &reclen);
+
+	minidb_log_prepend_built(rel, buffer, off, keep, nversions, wp, v, format,
+							 extra, rec, reclen);
+}
+
+/*
+ * The same, with the new record already built from the page as it is
+ * (minidb_prepend_build with these arguments: rec, reclen bytes, which
+ * this takes over and frees), for a writer that sized the write by
+ * building it.
+ */
+void
+minidb_log_prepend_built(Relation rel, Buffer buffer, OffsetNumber off,
+						 const bool *keep, int nversions,
+						 const MinidbWritePlan *wp,
+						 const MinidbVersionData *v, int format,
+						 const MinidbRecordEnd *extra, char *rec,
+						 uint32 reclen)
+{
 	Page		page = BufferGetPage(buffer);
 	BlockNumber blkno = BufferGetBlockNumber(buffer);
 	Buffer		vmbuffer = InvalidBuffer;
@@ -219,8 +241,6 @@ minidb_log_prepend(Relation rel, Buffer buffer, OffsetNumber off,
 	TransactionId xmin = v->xmin;
 	xl_minidb_prepend xlrec;
 	char	   *vbytes;
-	char	   *rec;
-	uint32		reclen;
 	uint32		vlen;
 	bool		diffed;
 	const ItemPointerData *successor = extra ? extra->successor : NULL;
@@ -228,7 +248,6 @@ minidb_log_prepend(Relation rel, Buffer buffer, OffsetNumber off,
 	vbytes = prepend_bytes(wp->head, wp->headlen, keep, v, &vlen, &diffed);
 	if (clear_vm)
 		visibilitymap_pin(rel, blkno, &vmbuffer);
-	rec = minidb_prepend_build(page, off, keep, v, format, extra, &reclen);
 
 	START_CRIT_SECTION();
 	minidb_prepend_place(page, off, rec, reclen, v->xmin);
