@@ -687,8 +687,16 @@ minidb_check_row(Relation rel, ItemPointer tid, char *rec, uint32 len,
 	rc->newer_than_snapshot = false;
 	minidb_get_lockers(rec, &lk);
 	rc->our_mode = minidb_our_lock_mode(&lk);
-	n = minidb_row_heads(rel, tid, rec, len, buffer, &rc->head, &below,
-						 &superseder);
+	/*
+	 * A head hinted committed is all this needs: the settled version below
+	 * the head (and whom to wait for) matter only while the head runs
+	 */
+	if (minidb_effective_head(rel, tid, rec, len, buffer, &rc->head) >= 0 &&
+		(rc->head.vh->vh_flags & (MINIDB_V_XMIN_COMMITTED | MINIDB_V_FROZEN)))
+		n = 1;
+	else
+		n = minidb_row_heads(rel, tid, rec, len, buffer, &rc->head, &below,
+							 &superseder);
 	rc->have_target = (n > 0);
 	if (n == 0)
 	{
