@@ -29,13 +29,18 @@
  * "needed" bytes is pruned (one WAL-logged change) when pruning would
  * give back enough.  Asking first costs a walk over the page's records
  * (hint bits make it cheap); pruning for nothing would cost a WAL record.
- * True if the page now has the room.
+ * A page no version of which was superseded, or not long enough ago
+ * (minidb_page_worth_pruning, the UPDATE's test), is not asked: an
+ * insert-only page would be walked whole, record by record, each time it
+ * fills.  True if the page now has the room.
  */
 static bool
 prune_for_room(Relation rel, Buffer buffer, Size needed)
 {
 	Page		page = BufferGetPage(buffer);
 
+	if (!minidb_page_worth_pruning(rel, page))
+		return false;
 	if (minidb_page_free_for_insert(page) +
 		minidb_page_prunable_bytes(page, GlobalVisTestFor(rel), buffer) < needed)
 		return false;

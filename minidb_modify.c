@@ -733,20 +733,6 @@ changed_columns(Relation rel, Bitmapset *attrs, HeapTuple oldtup,
 }
 
 /*
- * Does the page hold versions that may be prunable by now?  pd_prune_xid
- * is the oldest xid that superseded a version on the page (as for heap);
- * until the horizon passes it, pruning cannot free anything.
- */
-static bool
-page_worth_pruning(Relation rel, Page page)
-{
-	TransactionId prune_xid = ((PageHeader) page)->pd_prune_xid;
-
-	return TransactionIdIsValid(prune_xid) &&
-		GlobalVisTestIsRemovableXid(GlobalVisTestFor(rel), prune_xid);
-}
-
-/*
  * Is there room on the page for the record at off to take v in place?  If
  * not, prune the page (its own WAL record) when that can help; pruning
  * also moves pd_prune_xid on to when pruning may pay again.
@@ -766,7 +752,7 @@ make_room_in_place(Relation rel, Buffer buffer, OffsetNumber off,
 		return false;
 	if (minidb_page_room_for_replace(page, off, newlen))
 		return true;
-	if (!page_worth_pruning(rel, page))
+	if (!minidb_page_worth_pruning(rel, page))
 		return false;
 
 	minidb_prune_buffer(rel, buffer);

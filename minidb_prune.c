@@ -313,6 +313,20 @@ minidb_prune_buffer(Relation rel, Buffer buffer)
 }
 
 /*
+ * Does the page hold versions that may be prunable by now?  pd_prune_xid
+ * is the oldest xid that superseded a version on the page (as for heap);
+ * until the horizon passes it, pruning cannot free anything.
+ */
+bool
+minidb_page_worth_pruning(Relation rel, Page page)
+{
+	TransactionId prune_xid = ((PageHeader) page)->pd_prune_xid;
+
+	return TransactionIdIsValid(prune_xid) &&
+		GlobalVisTestIsRemovableXid(GlobalVisTestFor(rel), prune_xid);
+}
+
+/*
  * Bytes that pruning the records of a locked page would give back, without
  * changing it (hint bits aside): lets a writer decide whether pruning is
  * worth a WAL record.

@@ -51,6 +51,7 @@ extern bool minidb_plan_page_prune(Page page, GlobalVisState *vistest,
 extern void minidb_apply_plan(Relation rel, Buffer buffer,
 							  const MinidbPagePlan *plan);
 extern bool minidb_prune_buffer(Relation rel, Buffer buffer);
+extern bool minidb_page_worth_pruning(Relation rel, Page page);
 extern Size minidb_page_prunable_bytes(Page page, GlobalVisState *vistest,
 									   Buffer buffer);
 
