@@ -2177,29 +2177,33 @@ fetch_visible(FetchState *fs, Buffer *pin, MinidbReadPath path)
 
 /*
  * A first look at a V3 record's version 0, before its checks: would the
- * snapshot see it by its hints alone?  Only a filter (the bytes are within
+ * snapshot see it by its hints alone, or as this transaction's from an
+ * earlier command (minidb_mvcc_sees_own)?  Only a filter (the bytes are within
  * the record, not yet checked): an old snapshot, which does not see
  * version 0, goes to the walker without paying for the shortcut's checks,
  * which the walker would make again.
  */
 static pg_attribute_always_inline bool
-fetch_head_hinted(const char *rec, uint32 len, Snapshot snapshot)
+fetch_head_own_or_hinted(const char *rec, uint32 len, Snapshot snapshot)
 {
 	MinidbVersionHeader vh;
 
 	if (len < MINIDB_R3_PLAIN_START + MINIDB_VERSION_HDRSZ)
 		return false;
 	memcpy(&vh, rec + MINIDB_R3_PLAIN_START, sizeof(vh));
-	return minidb_mvcc_sees_hinted(vh.vh_xmin, vh.vh_flags, snapshot);
+	return minidb_mvcc_sees_hinted(vh.vh_xmin, vh.vh_flags, snapshot) ||
+		minidb_mvcc_sees_own(vh.vh_xmin, vh.vh_cid, vh.vh_flags, snapshot);
 }
 
 /*
  * The newest reader's fetch, the one most index scans make: a record
  * whose version 0 is stored whole, with no end and no lockers, that the
- * snapshot sees by its hints alone is materialized here, with no xmax:
- * one version (minidb_chain_single_plain) or many (minidb_v3_newest_plain,
- * which keeps the walker's checks of that read: the header, version 0 and
- * the tail), then minidb_mvcc_sees_hinted.  Anything else goes through
+ * snapshot sees by its hints alone, or as this transaction's own from an
+ * earlier command (the SELECT after an UPDATE), is materialized here, with
+ * no xmax: one version (minidb_chain_single_plain) or many
+ * (minidb_v3_newest_plain, which keeps the walker's checks of that read:
+ * the header, version 0 and the tail), then minidb_mvcc_sees_hinted or
+ * minidb_mvcc_sees_own.  Anything else goes through
  * fetch_visible_cb, which walks the record and asks the full predicate.
  * Inlined into the view.
  */
@@ -2210,9 +2214,10 @@ fetch_newest_cb(char *rec, uint32 len, Buffer buffer, void *arg)
 	MinidbVersionData v;
 
 	if (likely(minidb_chain_single_plain(rec, len, &v) ||
-			   (fetch_head_hinted(rec, len, fs->snapshot) &&
+			   (fetch_head_own_or_hinted(rec, len, fs->snapshot) &&
 				minidb_v3_newest_plain(rec, len, &v, NULL))) &&
-		likely(minidb_mvcc_sees_hinted(v.xmin, v.flags, fs->snapshot)))
+		likely(minidb_mvcc_sees_hinted(v.xmin, v.flags, fs->snapshot) ||
+			   minidb_mvcc_sees_own(v.xmin, v.cid, v.flags, fs->snapshot)))
 	{
 		minidb_ssi_lock_version(fs->rel, fs->tid, fs->snapshot, v.xmin);
 		fs->result = minidb_materialize_plain(fs->buf, &v, fs->tid,

@@ -121,4 +121,20 @@ minidb_mvcc_sees_hinted(TransactionId xmin, uint16 flags, Snapshot snapshot)
 		(int32) (xmin - snapshot->xmin) < 0;
 }
 
+/*
+ * mvcc_sees' answer for a version this transaction wrote, without its
+ * other tests: a version with no hints (an own xid is neither committed
+ * nor frozen yet, nor aborted while it runs) and no combo command id,
+ * seen when an earlier command wrote it.  False means only "not decided
+ * here": the caller asks find_visible.
+ */
+static pg_attribute_always_inline bool
+minidb_mvcc_sees_own(TransactionId xmin, CommandId cid, uint16 flags,
+					 Snapshot snapshot)
+{
+	return !(flags & (MINIDB_V_HINT_MASK | MINIDB_V_COMBOCID)) &&
+		cid < snapshot->curcid &&
+		TransactionIdIsCurrentTransactionId(xmin);
+}
+
 #endif							/* MINIDB_VISIBILITY_H */
