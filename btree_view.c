@@ -42,8 +42,10 @@ typedef RelFileNode ViewRelFile;
 
 /*
  * The checked pins (see btree_view.h): a few at most are open at once (one
- * per index scan of a minidb table in the running statements); when all
- * slots are taken a note replaces the oldest, which only costs a check.
+ * per index fetch or sequential scan of a minidb table in the running
+ * statements); when all slots are taken a note replaces the oldest, which
+ * only costs a check.  A page is named by its relation's file, whether
+ * that uses local buffers, and its block.
  */
 #define CHECKED_PINS	4
 
@@ -51,7 +53,7 @@ typedef struct CheckedPin
 {
 	Buffer		buffer;			/* InvalidBuffer: a free slot */
 	BlockNumber blkno;
-	BackendId	backend;		/* rd_backend: local buffers or shared */
+	bool		local;			/* the relation's buffers are local */
 	ViewRelFile file;
 } CheckedPin;
 
@@ -66,7 +68,7 @@ minidb_checked_pin_note(Relation rel, Buffer buffer)
 	checked_pins_next = (checked_pins_next + 1) % CHECKED_PINS;
 	cp->buffer = buffer;
 	cp->blkno = BufferGetBlockNumber(buffer);
-	cp->backend = rel->rd_backend;
+	cp->local = RelationUsesLocalBuffers(rel);
 	cp->file = VIEW_REL_FILE(rel);
 }
 
@@ -97,7 +99,7 @@ minidb_checked_pin_share(Relation rel, BlockNumber blkno)
 		CheckedPin *cp = &checked_pins[i];
 
 		if (cp->buffer != InvalidBuffer && cp->blkno == blkno &&
-			cp->backend == rel->rd_backend &&
+			cp->local == RelationUsesLocalBuffers(rel) &&
 			VIEW_REL_FILE_EQUALS(cp->file, VIEW_REL_FILE(rel)))
 		{
 			IncrBufferRefCount(cp->buffer);

@@ -35,14 +35,15 @@ extern char *minidb_copy_record(Relation rel, ItemPointer tid, Buffer *pin,
 
 /*
  * Pages this backend checked (minidb_page_check) and has kept pinned since,
- * by the pin that an index fetch keeps from call to call (MinidbViewPin): a
- * later step of the same statement (the UPDATE's fetch of the old row, its
- * write) takes another pin on such a page from here, without the buffer
- * manager's lookup, and needs no check of its own, for the reason the
- * fetch itself checks once per pin.  The fetch notes a page after its
+ * by the pin that an index fetch keeps from call to call (MinidbViewPin) or
+ * a sequential scan keeps on its last page (minidb_scan.c): a later step
+ * of the same statement (the UPDATE's fetch of the old row, its write)
+ * takes another pin on such a page from here, without the buffer manager's
+ * lookup, and needs no check of its own, for the reason the holder itself
+ * checks once per pin.  The holder notes a page after its
  * check and forgets it before it lets the pin go; transaction and
  * subtransaction ends forget every page (an error lets pins go through
- * the resource owners, past the fetch).
+ * the resource owners, past the holder).
  */
 extern void minidb_checked_pin_note(Relation rel, Buffer buffer);
 extern void minidb_checked_pin_forget(Buffer buffer);
