@@ -350,7 +350,7 @@ values_before_nulls(const bits8 *bitmap, int natts)
  * leaves the row to store_row's check.
  */
 static pg_attribute_always_inline bool
-plain_layout_valid(MinidbScanDesc scan, const MinidbVersionData *v)
+plain_layout_check(MinidbScanDesc scan, const MinidbVersionData *v)
 {
 	int			nvalues = v->natts;
 
@@ -366,6 +366,54 @@ plain_layout_valid(MinidbScanDesc scan, const MinidbVersionData *v)
 	}
 	return nvalues <= scan->layout_nfixed &&
 		v->datalen == scan->layout_end[nvalues];
+}
+
+/*
+ * What plain_layout_check's answer for a row without external or
+ * variable-width values depends on, in one number: its data length, its
+ * attribute count and, with nulls, the first byte of its bitmap (flagged
+ * by bit 56).  A bitmap of more than one byte has no shape (0), nor, as
+ * far as plain_layout_valid is concerned, a row of no data and no
+ * attributes.
+ */
+static pg_attribute_always_inline uint64
+row_shape(const MinidbVersionData *v)
+{
+	uint64		shape = (uint64) v->datalen | (uint64) v->natts << 32;
+
+	if (!(v->flags & MINIDB_V_HASNULL))
+		return shape;
+	if (v->natts > 8)
+		return 0;
+	return shape | (uint64) (0x100 | v->bitmap[0]) << 48;
+}
+
+/*
+ * plain_layout_check, answered without the check for a row of the shape
+ * (row_shape) of the last row it passed since layout_prepare: the rows of
+ * a page are nearly always of one shape.  A -DMINIDB_CHECK_FAST_PATH build
+ * checks every such answer against plain_layout_check's.
+ */
+static pg_attribute_always_inline bool
+plain_layout_valid(MinidbScanDesc scan, const MinidbVersionData *v)
+{
+	uint64		shape;
+
+	if (v->flags & (MINIDB_V_HASEXTERNAL | MINIDB_V_HASVARWIDTH))
+		return false;
+	shape = row_shape(v);
+	if (shape == scan->layout_shape && shape != 0)
+	{
+#ifdef MINIDB_CHECK_FAST_PATH
+		if (!plain_layout_check(scan, v))
+			elog(ERROR, "a row of the shape of one plain_layout_check passed fails it");
+#endif
+		return true;
+	}
+	if (!plain_layout_check(scan, v))
+		return false;
+	scan->layout_shape = shape;
+	return true;
 }
 
 /* If the record at off is visible to the scan's snapshot, keep its row */
@@ -686,6 +734,7 @@ layout_prepare(MinidbScanDesc scan, TupleDesc desc)
 	}
 	scan->layout_nfixed = n;
 	scan->layout_desc = desc;
+	scan->layout_shape = 0;		/* none yet */
 }
 
 /*

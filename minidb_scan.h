@@ -103,6 +103,8 @@ typedef struct MinidbScanDescData
 	int			layout_nfixed;
 	uint32	   *layout_end;		/* layout_cap + 1 entries */
 	int			layout_cap;
+	uint64		layout_shape;	/* of the last row plain_layout_valid
+								 * passed (row_shape), or 0 */
 
 	/*
 	 * The large parts last: minidb_scan_begin zeroes what comes before
