@@ -79,6 +79,8 @@ rows_reset(MinidbPageRows *rows)
 	rows->maxoff = InvalidOffsetNumber;
 	rows->rewritten = false;
 	rows->uniform = true;
+	rows->keyed = true;
+	rows->key_base = InvalidTransactionId;
 	rows->checked_desc = NULL;
 }
 
@@ -175,17 +177,151 @@ ages_equal(const MinidbRowAge *a, const MinidbRowAge *b)
 }
 
 /*
- * Keep the age of the row about to be appended (rows->nrows).  While all
- * the page's rows are of one age, only the first is stored: a page that
- * one command wrote, or whose rows are all frozen, needs no order and
- * costs no per-row stores.  The first row of another age stores the
- * common one for the rows before it, and from then on every row's.
+ * row_older as two numbers per row, compared in turn, for a page whose
+ * rows' ages all have a known order (rows_age_keys): hi is the xmin,
+ * relative to the page's first, above the cmin, or 0 for a frozen row; lo
+ * is the version before it: 0 none, 1 frozen, else its xmin (relative)
+ * above its cmin.  The xmins on a page lie within 2^31 of each other (the
+ * wraparound horizon keeps them so), so that their circular order is the
+ * order of their distances from any one of them, plus 2^31 (never 0).
+ */
+static inline bool
+age_key_less(const MinidbAgeKey *a, const MinidbAgeKey *b)
+{
+	return a->hi < b->hi || (a->hi == b->hi && a->lo < b->lo);
+}
+
+static inline uint64
+xid_key(TransactionId xid, TransactionId base)
+{
+	return (uint64) ((int64) (int32) (xid - base) + (INT64CONST(1) << 31));
+}
+
+/* xid_key's inverse */
+static inline TransactionId
+key_xid(uint64 key, TransactionId base)
+{
+	return base + (TransactionId) (key - (UINT64CONST(1) << 31));
+}
+
+/*
+ * The key of age, the xids relative to base, or false where rows_age_keys
+ * gives none: an xmin that is not a normal one, a cmin not known
+ */
+static pg_attribute_always_inline bool
+age_key(const MinidbRowAge *age, TransactionId base, MinidbAgeKey *key)
+{
+	if (age->frozen)
+	{
+		key->hi = key->lo = 0;
+		return true;
+	}
+	if (!TransactionIdIsNormal(age->xmin) || age->cmin == InvalidCommandId)
+		return false;
+	key->hi = xid_key(age->xmin, base) << 32 | age->cmin;
+	if (!TransactionIdIsValid(age->prev_xmin))
+		key->lo = 0;
+	else if (age->prev_xmin == FrozenTransactionId)
+		key->lo = 1;
+	else if (!TransactionIdIsNormal(age->prev_xmin))
+		return false;
+	else
+		key->lo = xid_key(age->prev_xmin, base) << 32 | age->prev_cmin;
+	return true;
+}
+
+/*
+ * An age that row_older orders as the age that gave key (age_key) is
+ * ordered: the same, but for the cmin of a frozen version before the
+ * row's, and the version before a frozen row, which no order looks at
+ */
+static void
+age_of_key(const MinidbAgeKey *key, TransactionId base, MinidbRowAge *age)
+{
+	age->frozen = key->hi == 0;
+	age->prev_xmin = InvalidTransactionId;
+	age->prev_cmin = InvalidCommandId;
+	if (age->frozen)
+	{
+		age->xmin = FrozenTransactionId;
+		age->cmin = InvalidCommandId;
+		return;
+	}
+	age->xmin = key_xid(key->hi >> 32, base);
+	age->cmin = (CommandId) key->hi;
+	if (key->lo == 1)
+		age->prev_xmin = FrozenTransactionId;
+	else if (key->lo != 0)
+	{
+		age->prev_xmin = key_xid(key->lo >> 32, base);
+		age->prev_cmin = (CommandId) key->lo;
+	}
+}
+
+/*
+ * The rows kept so far as keys, as ages from now on: the row about to be
+ * appended has no key.  A -DMINIDB_CHECK_FAST_PATH build, which keeps
+ * both, checks that each age from a key is ordered as the row's own.
+ */
+static pg_noinline void
+rows_keys_to_ages(MinidbPageRows *rows)
+{
+	for (int i = 0; i < rows->nrows; i++)
+	{
+		MinidbRowAge age;
+
+		age_of_key(&rows->keys[i], rows->key_base, &age);
+#ifdef MINIDB_CHECK_FAST_PATH
+		{
+			const MinidbRowAge *a = &rows->ages[i];
+
+			if (age.frozen != a->frozen ||
+				(!a->frozen &&
+				 (age.xmin != a->xmin || age.cmin != a->cmin ||
+				  age.prev_xmin != a->prev_xmin ||
+				  (TransactionIdIsNormal(a->prev_xmin) &&
+				   age.prev_cmin != a->prev_cmin))))
+				elog(ERROR, "the age from row %d's key differs from its own", i);
+		}
+#endif
+		rows->ages[i] = age;
+	}
+	rows->keyed = false;
+	rows->uniform = false;
+}
+
+/*
+ * Keep the age of the row about to be appended (rows->nrows).  On a page
+ * whose rows can be ordered by keys (rows->keyed, as collect_page starts
+ * every page but one CLUSTER or VACUUM FULL wrote), as its key, relative
+ * to the xmin of the first row not frozen: what rows_age_keys would make
+ * of the ages, made as they are read.  The first row that has none turns
+ * the keys kept into ages.
+ *
+ * Ages: while all the page's rows are of one age, only the first is
+ * stored: a page that one command wrote, or whose rows are all frozen,
+ * needs no order and costs no per-row stores.  The first row of another
+ * age stores the common one for the rows before it, and from then on
+ * every row's.
  */
 static pg_attribute_always_inline void
 rows_add_age(MinidbPageRows *rows, const MinidbRowAge *age)
 {
 	int			n = rows->nrows;
 
+	if (likely(rows->keyed))
+	{
+		if (!TransactionIdIsValid(rows->key_base) && !age->frozen)
+			rows->key_base = age->xmin;
+		if (likely(age_key(age, rows->key_base, &rows->keys[n])))
+		{
+#ifdef MINIDB_CHECK_FAST_PATH
+			rows->ages[n] = *age;
+#endif
+			return;
+		}
+		rows_keys_to_ages(rows);
+	}
 	if (n == 0)
 	{
 		rows->ages[0] = *age;	/* rows_reset made the page uniform */
@@ -865,6 +1001,7 @@ collect_page(MinidbScanDesc scan, BlockNumber blkno,
 	scan->rows.maxoff = maxoff;
 	scan->rows.rewritten = (MinidbPageGetOpaque(page)->md_flags &
 							MINIDB_PAGE_REWRITTEN) != 0;
+	scan->rows.keyed = !scan->rows.rewritten;	/* see rows_age_keys */
 	/* rows that pass plain_layout_valid need no check when handed out */
 	if (unlikely(scan->layout_desc != RelationGetDescr(rel)))
 		layout_prepare(scan, RelationGetDescr(rel));
@@ -1257,40 +1394,13 @@ row_older(const MinidbPageRows *rows, int a, int b)
 }
 
 /*
- * row_older as two numbers per row, compared in turn, for a page whose
- * rows' ages all have a known order (rows_age_keys): hi is the xmin,
- * relative to the page's first, above the cmin, or 0 for a frozen row; lo
- * is the version before it: 0 none, 1 frozen, else its xmin (relative)
- * above its cmin.  The xmins on a page lie within 2^31 of each other (the
- * wraparound horizon keeps them so), so that their circular order is the
- * order of their distances from any one of them, plus 2^31 (never 0).
- */
-typedef struct AgeKey
-{
-	uint64		hi;
-	uint64		lo;
-} AgeKey;
-
-static inline bool
-age_key_less(const AgeKey *a, const AgeKey *b)
-{
-	return a->hi < b->hi || (a->hi == b->hi && a->lo < b->lo);
-}
-
-static inline uint64
-xid_key(TransactionId xid, TransactionId base)
-{
-	return (uint64) ((int64) (int32) (xid - base) + (INT64CONST(1) << 31));
-}
-
-/*
  * The keys of a page's rows, or false when row_older must decide: a page
  * CLUSTER or VACUUM FULL wrote, a version whose cmin is not known (row_older
  * leaves such rows where they are, which no key does), or an xmin that is
  * not a normal one.
  */
 static bool
-rows_age_keys(const MinidbPageRows *rows, AgeKey *keys)
+rows_age_keys(const MinidbPageRows *rows, MinidbAgeKey *keys)
 {
 	TransactionId base = InvalidTransactionId;
 
@@ -1334,7 +1444,7 @@ rows_age_keys(const MinidbPageRows *rows, AgeKey *keys)
  * (no two rows are equal in it), any sort by it gives that same order.
  */
 static pg_attribute_always_inline bool
-row_key_before(const AgeKey *keys, int a, int b)
+row_key_before(const MinidbAgeKey *keys, int a, int b)
 {
 	if (age_key_less(&keys[a], &keys[b]))
 		return true;
@@ -1407,7 +1517,7 @@ remember_order(Relation rel, BlockNumber blkno, const MinidbPageRows *rows,
 static pg_attribute_always_inline bool
 key_before(const void *arg, int a, int b)
 {
-	return row_key_before((const AgeKey *) arg, a, b);
+	return row_key_before((const MinidbAgeKey *) arg, a, b);
 }
 
 static pg_attribute_always_inline bool
@@ -1454,7 +1564,7 @@ insert_in_order(uint16 *order, int n, uint16 row,
  * makes this an insertion sort.
  */
 static void
-sort_rows_by_key(const AgeKey *keys, uint16 *order, int n)
+sort_rows_by_key(const MinidbAgeKey *keys, uint16 *order, int n)
 {
 	uint16		aside[MaxHeapTuplesPerPage];
 	int			nkept = 0;
@@ -1498,33 +1608,88 @@ sort_rows_by_age(const MinidbPageRows *rows, int first, uint16 *order)
 		insert_in_order(order, i, i, older_than, rows);
 }
 
+#ifdef MINIDB_CHECK_FAST_PATH
 /*
- * A sequential scan returns a page's rows in the order their visible
- * versions were written, oldest first (a stable sort: rows written by one
- * command keep their line pointer order).  That is the order heap's scan
- * gives, because heap appends every new version at a new line pointer,
- * while minidb updates rows in place; with it, a table that was updated
- * reads back in heap's order without ORDER BY.  The order of rows without
- * ORDER BY is unspecified, but users and tests read it.  Rows are nearly
- * always in order already: one pass checks that.  Otherwise (a page whose
- * rows are updated in place, in no order: pgbench's tellers) they are
- * sorted by their keys when rows_age_keys gives them, starting from the
- * order this page of rel (block blkno) last came out in, else by
- * row_older; then the rows are moved once.
+ * The keys collect_page made for a page's rows (rows_add_age) must be
+ * rows_age_keys's for their ages, which a -DMINIDB_CHECK_FAST_PATH build
+ * keeps too, order every two rows as row_older does, and find the first
+ * row out of order where the pass by row_older does (first)
  */
 static void
-rows_order_by_age(Relation rel, BlockNumber blkno, MinidbPageRows *rows)
+check_rows_keys(const MinidbPageRows *rows, int first)
+{
+	MinidbAgeKey keys[MaxHeapTuplesPerPage];
+	int			n = rows->nrows;
+	int			i;
+
+	if (!rows_age_keys(rows, keys) ||
+		memcmp(keys, rows->keys, n * sizeof(MinidbAgeKey)) != 0)
+		elog(ERROR, "the age keys made while collecting are not rows_age_keys's");
+	for (int a = 0; a < n; a++)
+		for (int b = 0; b < n; b++)
+			if (age_key_less(&keys[a], &keys[b]) != row_older(rows, a, b))
+				elog(ERROR, "the age keys of rows %d and %d disagree with row_older",
+					 a, b);
+	for (i = 1; i < n; i++)
+		if (row_older(rows, i, i - 1))
+			break;
+	if (i != first)
+		elog(ERROR, "the age keys find row %d out of order, row_older %d",
+			 first, i);
+}
+#endif
+
+/*
+ * Put order[] in rows_order_by_age's order for a page whose rows have keys
+ * (rows->keyed), sorting from the order this page of rel (block blkno) last
+ * came out in; false when the rows are in order already
+ */
+static bool
+rows_order_by_keys(Relation rel, BlockNumber blkno, MinidbPageRows *rows,
+				   uint16 *order)
 {
 	int			n = rows->nrows;
 	int			i;
-	uint16		order[MaxHeapTuplesPerPage];
-	AgeKey		keys[MaxHeapTuplesPerPage];
-	OffsetNumber offsets[MaxHeapTuplesPerPage];
-	uint32		starts[MaxHeapTuplesPerPage];
-	uint32		lens[MaxHeapTuplesPerPage];
+
+	for (i = 1; i < n; i++)
+		if (age_key_less(&rows->keys[i], &rows->keys[i - 1]))
+			break;
+#ifdef MINIDB_CHECK_FAST_PATH
+	check_rows_keys(rows, i);
+#endif
+	if (i >= n)
+		return false;
+	rows_start_order(rel, blkno, rows, order);
+	sort_rows_by_key(rows->keys, order, n);
+	remember_order(rel, blkno, rows, order);
+#ifdef MINIDB_CHECK_FAST_PATH
+	{
+		/* the order must be the one sort_rows_by_age gives */
+		uint16		check[MaxHeapTuplesPerPage];
+
+		sort_rows_by_age(rows, i, check);
+		if (memcmp(check, order, n * sizeof(uint16)) != 0)
+			elog(ERROR, "sort_rows_by_key and sort_rows_by_age disagree");
+	}
+#endif
+	return true;
+}
+
+/*
+ * rows_order_by_keys for a page whose rows have ages (a page CLUSTER or
+ * VACUUM FULL wrote, or a row with no key): by their keys all the same
+ * when rows_age_keys gives them, else by row_older
+ */
+static bool
+rows_order_by_ages(Relation rel, BlockNumber blkno, MinidbPageRows *rows,
+				   uint16 *order)
+{
+	int			n = rows->nrows;
+	int			i;
+	MinidbAgeKey keys[MaxHeapTuplesPerPage];
 
 	if (rows->uniform)
-		return;					/* one age: their order stands */
+		return false;			/* one age: their order stands */
 
 	/* of two rows of one age neither is older (a page one command wrote) */
 	for (i = 1; i < n; i++)
@@ -1532,7 +1697,7 @@ rows_order_by_age(Relation rel, BlockNumber blkno, MinidbPageRows *rows)
 			row_older(rows, i, i - 1))
 			break;
 	if (i >= n)
-		return;
+		return false;
 
 	if (rows_age_keys(rows, keys))
 	{
@@ -1560,6 +1725,37 @@ rows_order_by_age(Relation rel, BlockNumber blkno, MinidbPageRows *rows)
 	}
 	else
 		sort_rows_by_age(rows, i, order);
+	return true;
+}
+
+/*
+ * A sequential scan returns a page's rows in the order their visible
+ * versions were written, oldest first (a stable sort: rows written by one
+ * command keep their line pointer order).  That is the order heap's scan
+ * gives, because heap appends every new version at a new line pointer,
+ * while minidb updates rows in place; with it, a table that was updated
+ * reads back in heap's order without ORDER BY.  The order of rows without
+ * ORDER BY is unspecified, but users and tests read it.  Rows are nearly
+ * always in order already: one pass checks that.  Otherwise (a page whose
+ * rows are updated in place, in no order: pgbench's tellers) they are
+ * sorted by their keys when they have them (collect_page makes them for
+ * nearly every page, rows_age_keys from the ages for the others), starting
+ * from the order this page of rel (block blkno) last came out in, else by
+ * row_older; then the rows are moved once.
+ */
+static void
+rows_order_by_age(Relation rel, BlockNumber blkno, MinidbPageRows *rows)
+{
+	int			n = rows->nrows;
+	uint16		order[MaxHeapTuplesPerPage];
+	OffsetNumber offsets[MaxHeapTuplesPerPage];
+	uint32		starts[MaxHeapTuplesPerPage];
+	uint32		lens[MaxHeapTuplesPerPage];
+
+	if (rows->keyed ?
+		!rows_order_by_keys(rel, blkno, rows, order) :
+		!rows_order_by_ages(rel, blkno, rows, order))
+		return;
 
 	memcpy(offsets, rows->offsets, n * sizeof(OffsetNumber));
 	memcpy(starts, rows->starts, n * sizeof(uint32));

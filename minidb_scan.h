@@ -38,6 +38,16 @@ typedef struct MinidbRowAge
 	bool		frozen;			/* visible to all: its age is unknown */
 } MinidbRowAge;
 
+/*
+ * A row's age as two numbers, compared in turn (see minidb_scan.c,
+ * rows_age_keys)
+ */
+typedef struct MinidbAgeKey
+{
+	uint64		hi;
+	uint64		lo;
+} MinidbAgeKey;
+
 /* Rows of one page, materialized under the lock into a per-scan arena */
 typedef struct MinidbPageRows
 {
@@ -48,6 +58,9 @@ typedef struct MinidbPageRows
 	bool		rewritten;		/* the page has MINIDB_PAGE_REWRITTEN */
 	bool		uniform;		/* by age: every row is of age ages[0], and
 								 * ages[1..] are not set (rows_add_age) */
+	bool		keyed;			/* by age: keys[] hold the rows' ages, and
+								 * ages[] does not (rows_add_age) */
+	TransactionId key_base;		/* the xmin keys[] are relative to */
 	TupleDesc	checked_desc;	/* every row's attributes were checked
 								 * against it when collected, or NULL */
 	OffsetNumber offsets[MaxHeapTuplesPerPage];
@@ -55,6 +68,7 @@ typedef struct MinidbPageRows
 	uint32		lens[MaxHeapTuplesPerPage];
 	MinidbRowAge ages[MaxHeapTuplesPerPage];	/* seq scans' order, by row
 												 * as collected */
+	MinidbAgeKey keys[MaxHeapTuplesPerPage];	/* the same, as keys */
 	char	   *arena;
 	Size		arena_size;
 	Size		arena_used;
