@@ -81,6 +81,7 @@ rows_reset(MinidbPageRows *rows)
 	rows->uniform = true;
 	rows->keyed = true;
 	rows->key_base = InvalidTransactionId;
+	rows->ordered = false;
 	rows->checked_desc = NULL;
 }
 
@@ -1169,7 +1170,8 @@ store_tuple_checking(MinidbScanDesc scan, HeapTupleHeader td, uint32 len,
 }
 
 /*
- * Hand out row i of the current page through slot.  When collect_page
+ * Hand out row i of the current page through slot (in rows_order_by_age's
+ * order, when it gave one).  When collect_page
  * found every row's attributes where the slot's descriptor puts them
  * (plain_layout_valid), the row goes straight to the slot; else
  * store_tuple checks it.
@@ -1178,7 +1180,11 @@ static pg_attribute_always_inline void
 store_row(MinidbScanDesc scan, int i, TupleTableSlot *slot)
 {
 	MinidbPageRows *rows = &scan->rows;
-	HeapTupleHeader td = (HeapTupleHeader) (rows->arena + rows->starts[i]);
+	HeapTupleHeader td;
+
+	if (rows->ordered)
+		i = rows->order[i];
+	td = (HeapTupleHeader) (rows->arena + rows->starts[i]);
 
 	if (likely(rows->checked_desc == slot->tts_tupleDescriptor))
 	{
@@ -1741,31 +1747,14 @@ rows_order_by_ages(Relation rel, BlockNumber blkno, MinidbPageRows *rows,
  * sorted by their keys when they have them (collect_page makes them for
  * nearly every page, rows_age_keys from the ages for the others), starting
  * from the order this page of rel (block blkno) last came out in, else by
- * row_older; then the rows are moved once.
+ * row_older; the rows are then handed out in that order (rows->order).
  */
 static void
 rows_order_by_age(Relation rel, BlockNumber blkno, MinidbPageRows *rows)
 {
-	int			n = rows->nrows;
-	uint16		order[MaxHeapTuplesPerPage];
-	OffsetNumber offsets[MaxHeapTuplesPerPage];
-	uint32		starts[MaxHeapTuplesPerPage];
-	uint32		lens[MaxHeapTuplesPerPage];
-
-	if (rows->keyed ?
-		!rows_order_by_keys(rel, blkno, rows, order) :
-		!rows_order_by_ages(rel, blkno, rows, order))
-		return;
-
-	memcpy(offsets, rows->offsets, n * sizeof(OffsetNumber));
-	memcpy(starts, rows->starts, n * sizeof(uint32));
-	memcpy(lens, rows->lens, n * sizeof(uint32));
-	for (int k = 0; k < n; k++)
-	{
-		rows->offsets[k] = offsets[order[k]];
-		rows->starts[k] = starts[order[k]];
-		rows->lens[k] = lens[order[k]];
-	}
+	rows->ordered = rows->keyed ?
+		rows_order_by_keys(rel, blkno, rows, rows->order) :
+		rows_order_by_ages(rel, blkno, rows, rows->order);
 }
 
 /* Move to the next page with rows; false at the end of the scan */

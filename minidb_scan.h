@@ -69,6 +69,8 @@ typedef struct MinidbPageRows
 	MinidbRowAge ages[MaxHeapTuplesPerPage];	/* seq scans' order, by row
 												 * as collected */
 	MinidbAgeKey keys[MaxHeapTuplesPerPage];	/* the same, as keys */
+	bool		ordered;		/* row i is handed out as row order[i] */
+	uint16		order[MaxHeapTuplesPerPage];	/* rows_order_by_age's */
 	char	   *arena;
 	Size		arena_size;
 	Size		arena_used;
