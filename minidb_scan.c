@@ -875,6 +875,72 @@ layout_prepare(MinidbScanDesc scan, TupleDesc desc)
 }
 
 /*
+ * The key of the common row of a page whose rows have keys, straight from
+ * its version's header vh and the one before it, older (vh_xmin invalid if
+ * none): neither version frozen nor of a combo command id, both xmins
+ * normal, the cmin known, and a row kept before it (the keys' base set).
+ * That is age_key's answer for the row's age, which a
+ * -DMINIDB_CHECK_FAST_PATH build checks.  False for any other row.
+ */
+static pg_attribute_always_inline bool
+plain_row_key(const MinidbPageRows *rows, const MinidbVersionHeader *vh,
+			  const MinidbVersionHeader *older, MinidbAgeKey *key)
+{
+	TransactionId base = rows->key_base;
+
+	if (!rows->keyed || !TransactionIdIsValid(base) ||
+		(vh->vh_flags & (MINIDB_V_FROZEN | MINIDB_V_COMBOCID)) ||
+		!TransactionIdIsNormal(vh->vh_xmin) ||
+		vh->vh_cid == InvalidCommandId)
+		return false;
+	key->hi = xid_key(vh->vh_xmin, base) << 32 | vh->vh_cid;
+	if (!TransactionIdIsValid(older->vh_xmin))
+	{
+		key->lo = 0;
+		return true;
+	}
+	if ((older->vh_flags & (MINIDB_V_FROZEN | MINIDB_V_COMBOCID |
+							MINIDB_V_NODATA_MASK)) ||
+		!TransactionIdIsNormal(older->vh_xmin))
+		return false;
+	key->lo = xid_key(older->vh_xmin, base) << 32 | older->vh_cid;
+	return true;
+}
+
+/*
+ * Keep the age of a plain row (collect_plain) whose version's header is vh
+ * and the one before it older (vh_xmin invalid if none): as plain_row_key
+ * makes it when it can, else through its age, as collect_record does
+ */
+static pg_attribute_always_inline void
+plain_row_age(MinidbPageRows *rows, const MinidbVersionHeader *vh,
+			  const MinidbVersionHeader *older)
+{
+	MinidbRowAge age;
+
+	if (likely(plain_row_key(rows, vh, older, &rows->keys[rows->nrows])))
+	{
+#ifdef MINIDB_CHECK_FAST_PATH
+		MinidbAgeKey key;
+
+		version_age(vh, false, &age);
+		if (TransactionIdIsValid(older->vh_xmin))
+			age_add_older(&age, older);
+		if (!age_key(&age, rows->key_base, &key) ||
+			key.hi != rows->keys[rows->nrows].hi ||
+			key.lo != rows->keys[rows->nrows].lo)
+			elog(ERROR, "plain_row_key and age_key disagree");
+		rows->ages[rows->nrows] = age;
+#endif
+		return;
+	}
+	version_age(vh, false, &age);
+	if (TransactionIdIsValid(older->vh_xmin))
+		age_add_older(&age, older);
+	rows_add_age(rows, &age);
+}
+
+/*
  * plain_version for an MVCC scan, its row kept the way collect_record keeps
  * it.  False for anything else, which the caller hands to collect_record.
  */
@@ -906,14 +972,7 @@ collect_plain(MinidbScanDesc scan, Buffer buffer, Page page,
 	}
 
 	if (scan->by_age)
-	{
-		MinidbRowAge age;
-
-		version_age(vh, false, &age);
-		if (TransactionIdIsValid(ask.older.vh_xmin))
-			age_add_older(&age, &ask.older);
-		rows_add_age(rows, &age);
-	}
+		plain_row_age(rows, vh, &ask.older);
 	if (!plain_layout_valid(scan, &v))
 		rows->checked_desc = NULL;	/* store_row checks this row */
 
