@@ -58,7 +58,7 @@ arena_reserve(MinidbScanDesc scan, Size len)
 
 	if (need > rows->arena_size)
 	{
-		Size		newsize = Max(need, Max(rows->arena_size * 2, 2 * BLCKSZ));
+		Size		newsize = Max(need, Max(rows->arena_size * 2, BLCKSZ));
 
 		if (rows->arena == NULL)
 			rows->arena = MemoryContextAlloc(scan->cxt, newsize);
