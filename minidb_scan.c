@@ -941,28 +941,47 @@ plain_row_age(MinidbPageRows *rows, const MinidbVersionHeader *vh,
 }
 
 /*
+ * What collect_plain needs of the scan for every row of a page, taken once
+ * per page
+ */
+typedef struct PlainCollect
+{
+	PlainAsk	ask;			/* the snapshot, the page's buffer */
+	TransactionId snapshot_xmin;
+	bool		lock_rows;		/* SSI: each row (a bitmap scan), not the
+								 * whole relation */
+	bool		by_age;			/* scan->by_age */
+} PlainCollect;
+
+static void
+plain_collect_init(MinidbScanDesc scan, Buffer buffer, PlainCollect *pc)
+{
+	pc->ask.snapshot = scan->base.rs_snapshot;
+	pc->ask.buffer = buffer;
+	pc->snapshot_xmin = scan->base.rs_snapshot->xmin;
+	pc->lock_rows = (scan->base.rs_flags & SO_TYPE_BITMAPSCAN) != 0;
+	pc->by_age = scan->by_age;
+}
+
+/*
  * plain_version for an MVCC scan, its row kept the way collect_record keeps
  * it.  False for anything else, which the caller hands to collect_record.
  */
 static pg_attribute_always_inline bool
-collect_plain(MinidbScanDesc scan, Buffer buffer, Page page,
-			  BlockNumber blkno, OffsetNumber off,
-			  TransactionId snapshot_xmin, uint32 *below)
+collect_plain(MinidbScanDesc scan, PlainCollect *pc, Page page,
+			  BlockNumber blkno, OffsetNumber off, uint32 *below)
 {
 	MinidbPageRows *rows = &scan->rows;
 	MinidbVersionData v;
 	const MinidbVersionHeader *vh;
-	PlainAsk	ask;
 	Size		size;
 
-	ask.snapshot = scan->base.rs_snapshot;
-	ask.buffer = buffer;
-	if (!plain_version(page, off, snapshot_xmin, below, false, &v, &vh,
-					   &ask))
+	if (!plain_version(page, off, pc->snapshot_xmin, below, false, &v, &vh,
+					   &pc->ask))
 		return false;
 
 	/* SSI: a sequential scan locked the whole relation; the others the rows */
-	if (scan->base.rs_flags & SO_TYPE_BITMAPSCAN)
+	if (pc->lock_rows)
 	{
 		ItemPointerData tid;
 
@@ -971,8 +990,8 @@ collect_plain(MinidbScanDesc scan, Buffer buffer, Page page,
 								scan->base.rs_snapshot, v.xmin);
 	}
 
-	if (scan->by_age)
-		plain_row_age(rows, vh, &ask.older);
+	if (pc->by_age)
+		plain_row_age(rows, vh, &pc->ask.older);
 	if (!plain_layout_valid(scan, &v))
 		rows->checked_desc = NULL;	/* store_row checks this row */
 
@@ -1069,8 +1088,9 @@ collect_page(MinidbScanDesc scan, BlockNumber blkno,
 
 	if (snapshot->snapshot_type == SNAPSHOT_MVCC)
 	{
-		TransactionId xmin = snapshot->xmin;
+		PlainCollect pc;
 
+		plain_collect_init(scan, buffer, &pc);
 		if (offsets == NULL)
 		{
 			uint32		below = BLCKSZ;
@@ -1094,7 +1114,7 @@ collect_page(MinidbScanDesc scan, BlockNumber blkno,
 								  ((ItemIdGetOffset(next) +
 									ItemIdGetLength(next)) & (BLCKSZ - 1)));
 				}
-				if (collect_plain(scan, buffer, page, blkno, off, xmin,
+				if (collect_plain(scan, &pc, page, blkno, off,
 								  checked ? NULL : &below))
 					continue;
 				if (!checked)
@@ -1109,7 +1129,7 @@ collect_page(MinidbScanDesc scan, BlockNumber blkno,
 										   ItemIdGetOffset(PageGetItemId(page, off - 1)) :
 										   BLCKSZ);
 					checked = true;
-					if (collect_plain(scan, buffer, page, blkno, off, xmin, NULL))
+					if (collect_plain(scan, &pc, page, blkno, off, NULL))
 						continue;
 				}
 				collect_record(scan, buffer, blkno, off);
@@ -1120,8 +1140,7 @@ collect_page(MinidbScanDesc scan, BlockNumber blkno,
 			for (int i = 0; i < noffsets; i++)
 				if (offsets[i] <= maxoff &&
 					(offsets[i] < FirstOffsetNumber ||
-					 !collect_plain(scan, buffer, page, blkno, offsets[i], xmin,
-									NULL)))
+					 !collect_plain(scan, &pc, page, blkno, offsets[i], NULL)))
 					collect_record(scan, buffer, blkno, offsets[i]);
 		}
 	}
