@@ -1193,7 +1193,8 @@ layout_valid(MinidbScanDesc scan, TupleDesc desc, HeapTuple tuple, int natts)
  * t_self's block is written only when it changes: the slot copies t_self
  * in wider loads than its three 16-bit fields, and a load over two recent
  * narrower stores waits for them to reach the cache (per row, that wait
- * was most of ExecStoreHeapTuple's time).
+ * was most of ExecStoreHeapTuple's time).  t_tableOid, the same for every
+ * row, is set once, by minidb_scan_begin.
  */
 static pg_attribute_always_inline void
 set_scan_tuple(MinidbScanDesc scan, HeapTupleHeader td, uint32 len,
@@ -1207,7 +1208,6 @@ set_scan_tuple(MinidbScanDesc scan, HeapTupleHeader td, uint32 len,
 				 scan->cblock))
 		ItemPointerSetBlockNumber(&tuple->t_self, scan->cblock);
 	ItemPointerSetOffsetNumber(&tuple->t_self, off);
-	tuple->t_tableOid = RelationGetRelid(scan->base.rs_rd);
 }
 
 /*
@@ -1293,6 +1293,7 @@ minidb_scan_begin(Relation rel, Snapshot snapshot, int nkeys,
 	scan->rows.arena = NULL;
 	scan->rows.arena_size = 0;
 	scan->base.rs_rd = rel;
+	scan->tuple.t_tableOid = RelationGetRelid(rel); /* set_scan_tuple's */
 	scan->base.rs_snapshot = snapshot;
 	scan->base.rs_nkeys = nkeys;
 	scan->base.rs_flags = flags;
