@@ -1666,19 +1666,20 @@ sort_rows_by_key(const MinidbAgeKey *keys, uint16 *order, int n)
 	uint16		aside[MaxHeapTuplesPerPage];
 	int			nkept = 0;
 	int			naside = 0;
+	uint16		last = 0;		/* order[nkept - 1] once a row is kept */
 
 	/* the run is written over order[], never ahead of the row read */
 	for (int k = 0; k < n; k++)
 	{
 		uint16		row = order[k];
 
-		if (nkept == 0 || row_key_before(keys, order[nkept - 1], row))
-			order[nkept++] = row;
+		if (nkept == 0 || row_key_before(keys, last, row))
+			order[nkept++] = last = row;
 		else if (nkept == 1 || row_key_before(keys, order[nkept - 2], row))
 		{
 			/* the row kept last is out of place, not this one */
-			aside[naside++] = order[nkept - 1];
-			order[nkept - 1] = row;
+			aside[naside++] = last;
+			order[nkept - 1] = last = row;
 		}
 		else
 			aside[naside++] = row;
