@@ -1035,15 +1035,18 @@ scan_release_held(MinidbScanDesc scan)
 
 /*
  * Done with the pin of a page collect_page read whole and checked: a
- * sequential scan keeps it, as heap's keeps its current page, until it
- * moves on, so that an UPDATE or DELETE of one of its rows finds it
- * checked and pinned (minidb_checked_pin_share); other scans let it go.
+ * sequential or TID range scan keeps it, as heap's keeps its current page,
+ * until it moves on, so that an UPDATE or DELETE of one of its rows finds
+ * it checked and pinned (minidb_checked_pin_share), and an open cursor
+ * holds the pin heap's would (temp_buffers runs out as for heap); other
+ * scans let it go.
  */
 static void
 scan_done_with_page(MinidbScanDesc scan, Buffer buffer, bool whole)
 {
 	scan_release_held(scan);
-	if (whole && (scan->base.rs_flags & SO_TYPE_SEQSCAN) &&
+	if (whole &&
+		(scan->base.rs_flags & (SO_TYPE_SEQSCAN | SO_TYPE_TIDRANGESCAN)) &&
 		!PageIsNew(BufferGetPage(buffer)))
 	{
 		minidb_checked_pin_note(scan->base.rs_rd, buffer);
