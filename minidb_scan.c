@@ -1741,6 +1741,30 @@ check_rows_keys(const MinidbPageRows *rows, int first)
 #endif
 
 /*
+ * Sort order[] by the rows' keys, starting from the order this page of rel
+ * (block blkno) last came out in, and remember the result; first is the
+ * first row out of order.  A -DMINIDB_CHECK_FAST_PATH build checks the
+ * order against sort_rows_by_age's.
+ */
+static void
+sort_rows_keyed(Relation rel, BlockNumber blkno, const MinidbPageRows *rows,
+				const MinidbAgeKey *keys, int first, uint16 *order)
+{
+	rows_start_order(rel, blkno, rows, order);
+	sort_rows_by_key(keys, order, rows->nrows);
+	remember_order(rel, blkno, rows, order);
+#ifdef MINIDB_CHECK_FAST_PATH
+	{
+		uint16		check[MaxHeapTuplesPerPage];
+
+		sort_rows_by_age(rows, first, check);
+		if (memcmp(check, order, rows->nrows * sizeof(uint16)) != 0)
+			elog(ERROR, "sort_rows_by_key and sort_rows_by_age disagree");
+	}
+#endif
+}
+
+/*
  * Put order[] in rows_order_by_age's order for a page whose rows have keys
  * (rows->keyed), sorting from the order this page of rel (block blkno) last
  * came out in; false when the rows are in order already
@@ -1760,19 +1784,7 @@ rows_order_by_keys(Relation rel, BlockNumber blkno, MinidbPageRows *rows,
 #endif
 	if (i >= n)
 		return false;
-	rows_start_order(rel, blkno, rows, order);
-	sort_rows_by_key(rows->keys, order, n);
-	remember_order(rel, blkno, rows, order);
-#ifdef MINIDB_CHECK_FAST_PATH
-	{
-		/* the order must be the one sort_rows_by_age gives */
-		uint16		check[MaxHeapTuplesPerPage];
-
-		sort_rows_by_age(rows, i, check);
-		if (memcmp(check, order, n * sizeof(uint16)) != 0)
-			elog(ERROR, "sort_rows_by_key and sort_rows_by_age disagree");
-	}
-#endif
+	sort_rows_keyed(rel, blkno, rows, rows->keys, i, order);
 	return true;
 }
 
@@ -1810,19 +1822,7 @@ rows_order_by_ages(Relation rel, BlockNumber blkno, MinidbPageRows *rows,
 					elog(ERROR, "the age keys of rows %d and %d disagree with row_older",
 						 a, b);
 #endif
-		rows_start_order(rel, blkno, rows, order);
-		sort_rows_by_key(keys, order, n);
-		remember_order(rel, blkno, rows, order);
-#ifdef MINIDB_CHECK_FAST_PATH
-		{
-			/* the order must be the one sort_rows_by_age gives */
-			uint16		check[MaxHeapTuplesPerPage];
-
-			sort_rows_by_age(rows, i, check);
-			if (memcmp(check, order, n * sizeof(uint16)) != 0)
-				elog(ERROR, "sort_rows_by_key and sort_rows_by_age disagree");
-		}
-#endif
+		sort_rows_keyed(rel, blkno, rows, keys, i, order);
 	}
 	else
 		sort_rows_by_age(rows, i, order);
