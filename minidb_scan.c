@@ -1514,26 +1514,8 @@ rows_age_keys(const MinidbPageRows *rows, MinidbAgeKey *keys)
 			break;
 		}
 	for (int i = 0; i < rows->nrows; i++)
-	{
-		const MinidbRowAge *a = &rows->ages[i];
-
-		if (a->frozen)
-		{
-			keys[i].hi = keys[i].lo = 0;
-			continue;
-		}
-		if (!TransactionIdIsNormal(a->xmin) || a->cmin == InvalidCommandId)
+		if (!age_key(&rows->ages[i], base, &keys[i]))
 			return false;
-		keys[i].hi = xid_key(a->xmin, base) << 32 | a->cmin;
-		if (!TransactionIdIsValid(a->prev_xmin))
-			keys[i].lo = 0;
-		else if (a->prev_xmin == FrozenTransactionId)
-			keys[i].lo = 1;
-		else if (!TransactionIdIsNormal(a->prev_xmin))
-			return false;
-		else
-			keys[i].lo = xid_key(a->prev_xmin, base) << 32 | a->prev_cmin;
-	}
 	return true;
 }
 

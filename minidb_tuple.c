@@ -149,40 +149,45 @@ minidb_materialize(MinidbTupleBuf *buf, const char *rec,
 	return tuple;
 }
 
-/* Materialize into a fresh palloc'd heap tuple (one chunk, like heap_copytuple) */
 /*
- * minidb_materialize_plain into one palloc'd chunk of its own (freed with
- * heap_freetuple), for a slot that keeps the tuple: the same version (no
- * xmax, no lockers), without minidb_materialize_copy's walk to it.
+ * v materialized into a fresh palloc'd heap tuple, one chunk like
+ * heap_copytuple's (freed with heap_freetuple)
  */
-HeapTuple
-minidb_materialize_plain_copy(const MinidbVersionData *v, ItemPointer tid,
-							  Oid tableoid)
+static HeapTuple
+copy_version(const MinidbVersionData *v, TransactionId xmax, ItemPointer tid,
+			 Oid tableoid)
 {
 	Size		len = minidb_materialized_size(v);
 	HeapTuple	tuple = (HeapTuple) palloc(HEAPTUPLESIZE + len);
 	HeapTupleHeader td = (HeapTupleHeader) ((char *) tuple + HEAPTUPLESIZE);
 
-	minidb_write_tuple_inline(td, v, InvalidTransactionId, tid);
+	minidb_write_tuple_inline(td, v, xmax, tid);
 	fill_tuple(tuple, td, len, tid, tableoid);
 	return tuple;
 }
 
+/*
+ * minidb_materialize_plain into one palloc'd chunk of its own, for a slot
+ * that keeps the tuple: the same version (no xmax, no lockers), without
+ * minidb_materialize_copy's walk to it.
+ */
+HeapTuple
+minidb_materialize_plain_copy(const MinidbVersionData *v, ItemPointer tid,
+							  Oid tableoid)
+{
+	return copy_version(v, InvalidTransactionId, tid, tableoid);
+}
+
+/* The version at ref of rec, with its record's lockers, as copy_version */
 HeapTuple
 minidb_materialize_copy(const char *rec, const MinidbVersionRef *ref,
 						TransactionId xmax, ItemPointer tid, Oid tableoid)
 {
 	MinidbVersionData v;
-	Size		len;
 	HeapTuple	tuple;
 
 	minidb_version_get(rec, ref, &v);
-	len = minidb_materialized_size(&v);
-	tuple = (HeapTuple) palloc(HEAPTUPLESIZE + len);
-	minidb_write_tuple((HeapTupleHeader) ((char *) tuple + HEAPTUPLESIZE), &v,
-					 xmax, tid);
-	fill_tuple(tuple, (HeapTupleHeader) ((char *) tuple + HEAPTUPLESIZE), len,
-			   tid, tableoid);
+	tuple = copy_version(&v, xmax, tid, tableoid);
 	set_record_lockers(tuple->t_data, rec);
 	if ((v.flags & MINIDB_V_ENC_MASK) != MINIDB_V_ENC_FULL)
 		pfree((char *) v.data);	/* rebuilt for us */
