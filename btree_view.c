@@ -87,6 +87,37 @@ minidb_checked_pins_clear(void)
 		checked_pins[i].buffer = InvalidBuffer;
 }
 
+#ifdef MINIDB_CHECK_FAST_PATH
+/*
+ * The registry trusts its holders to forget a page before they let its pin
+ * go.  A -DMINIDB_CHECK_FAST_PATH build (the sanitizer run) checks, before
+ * it shares a pin, that the buffer still holds the page the note names and
+ * that this backend still pins it: a holder that let its pin go first
+ * would leave a buffer the buffer manager may since have given to another
+ * page.
+ */
+static void
+checked_pin_verify(const CheckedPin *cp, Relation rel)
+{
+	ViewRelFile file;
+	ForkNumber	fork;
+	BlockNumber blkno;
+
+	if (cp->local != BufferIsLocal(cp->buffer))
+		elog(ERROR, "checked pin %d of block %u of \"%s\" is %s buffer, the note says otherwise",
+			 cp->buffer, cp->blkno, RelationGetRelationName(rel),
+			 BufferIsLocal(cp->buffer) ? "a local" : "a shared");
+	if (cp->local && LocalRefCount[-cp->buffer - 1] <= 0)
+		elog(ERROR, "checked pin %d of block %u of \"%s\" is no longer pinned",
+			 cp->buffer, cp->blkno, RelationGetRelationName(rel));
+	BufferGetTag(cp->buffer, &file, &fork, &blkno);
+	if (!VIEW_REL_FILE_EQUALS(file, cp->file) || fork != MAIN_FORKNUM ||
+		blkno != cp->blkno)
+		elog(ERROR, "checked pin %d holds block %u of another relation or fork, not block %u of \"%s\"",
+			 cp->buffer, blkno, cp->blkno, RelationGetRelationName(rel));
+}
+#endif
+
 /*
  * A new pin of our own on the checked page holding blkno of rel, or
  * InvalidBuffer when no checked pin holds it.
@@ -102,6 +133,9 @@ minidb_checked_pin_share(Relation rel, BlockNumber blkno)
 			cp->local == RelationUsesLocalBuffers(rel) &&
 			VIEW_REL_FILE_EQUALS(cp->file, VIEW_REL_FILE(rel)))
 		{
+#ifdef MINIDB_CHECK_FAST_PATH
+			checked_pin_verify(cp, rel);
+#endif
 			IncrBufferRefCount(cp->buffer);
 			return cp->buffer;
 		}
