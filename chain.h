@@ -943,4 +943,129 @@ minidb_v3_plain_record(const char *rec, uint32 reclen,
 	return true;
 }
 
+/* The uint16 at p, which may be unaligned */
+static inline uint16
+minidb_read_u16(const char *p)
+{
+	uint16		v;
+
+	memcpy(&v, p, sizeof(v));
+	return v;
+}
+
+/*
+ * minidb_v3_newest_plain(rec, reclen, v, older), older given, inline for
+ * the sequential scan's per-row path (most rows of a page being written
+ * hold two versions or more): the same checks (header_plain for a record
+ * with a trailer, version_plain of version 0 and of the last version) and
+ * the same answer, as the scan checks in a -DMINIDB_CHECK_FAST_PATH build
+ * and the fuzzer checks (compare_newest_plain).  Version 0's flag tests
+ * are one mask: whole (no encoding bit), not hinted aborted, known bits.
+ */
+static pg_attribute_always_inline bool
+minidb_v3_newest_of_many(const char *rec, uint32 reclen,
+						 MinidbVersionData *v, MinidbVersionHeader *older)
+{
+	const MinidbVersionHeader *vh;
+	const MinidbVersionHeader *lh;
+	uint16		flags;
+	uint16		natts;
+	uint32		n;
+	uint32		trailer;
+	uint32		end0;
+	uint32		dataoff;
+	uint32		start1;
+	uint32		lstart;
+	uint32		lend;
+	uint32		lbitmapend;
+	uint16		lflags;
+	uint16		lnatts;
+	bool		ok;
+
+	/* the header: bare format with a trailer, xinfo 0 (header_plain) */
+	if (reclen < MINIDB_R3_INFO_PREFIX + sizeof(uint16) ||
+		reclen > MINIDB_R3_MAX_LEN ||
+		(uint8) rec[0] != (MINIDB_FORMAT_V3 | MINIDB_R3_MULTI) || rec[1] != 0)
+		return false;
+	n = minidb_read_u16(rec + reclen - sizeof(uint16));	/* reclen even */
+	ok = reclen % sizeof(uint16) == 0;
+	ok &= n >= 2 && n <= MINIDB_MAX_VERSIONS;
+	ok &= MINIDB_R3_PLAIN_START + n * MINIDB_VERSION_HDRSZ +
+		(n + 1) * sizeof(uint16) <= reclen;
+	if (!ok)
+		return false;
+	trailer = reclen - (n + 1) * sizeof(uint16);
+
+	/* version 0, whole, not hinted aborted (version_plain at 0) */
+	end0 = minidb_read_u16(rec + trailer);
+	vh = (const MinidbVersionHeader *) (rec + MINIDB_R3_PLAIN_START);
+	flags = vh->vh_flags;
+	natts = vh->vh_natts;
+	ok = end0 <= trailer;
+	ok &= MINIDB_R3_PLAIN_START + MINIDB_VERSION_HDRSZ <= end0;
+	ok &= vh->vh_xmin != InvalidTransactionId;
+	ok &= (flags & (~MINIDB_V3_FLAGS_MASK | MINIDB_V_ENC_MASK |
+					MINIDB_V_XMIN_ABORTED)) == 0;
+	ok &= natts <= MINIDB_MAX_NATTS;
+	ok &= !(flags & MINIDB_V_HASNULL) || natts > 0;
+	dataoff = MAXALIGN(MINIDB_R3_PLAIN_START + MINIDB_VERSION_HDRSZ +
+					   ((flags & MINIDB_V_HASNULL) ?
+						MINIDB_BITMAPLEN(natts) : 0));
+	ok &= dataoff <= end0;
+
+	/* the tail check: the last version through the trailer (check_last) */
+	lstart = TYPEALIGN(4, minidb_read_u16(rec + trailer +
+											  sizeof(uint16) * (n - 2)));
+	lend = minidb_read_u16(rec + trailer + sizeof(uint16) * (n - 1));
+	ok &= lstart >= MINIDB_R3_PLAIN_START + (n - 1) * MINIDB_VERSION_HDRSZ;
+	ok &= lend <= trailer && TYPEALIGN(sizeof(uint16), lend) == trailer;
+	ok &= lstart + MINIDB_VERSION_HDRSZ <= lend;
+	/* version 1's header lies between version 0 and the trailer */
+	start1 = TYPEALIGN(4, end0);
+	ok &= start1 >= MINIDB_R3_PLAIN_START + MINIDB_VERSION_HDRSZ &&
+		start1 + MINIDB_VERSION_HDRSZ <= trailer;
+	if (!ok)
+		return false;
+	lh = (const MinidbVersionHeader *) (rec + lstart);
+	lflags = lh->vh_flags;
+	lnatts = lh->vh_natts;
+	ok = lh->vh_xmin != InvalidTransactionId;
+	/* known bits, an encoding that is FULL or DELTA, hints consistent */
+	ok &= (lflags & (~MINIDB_V3_FLAGS_MASK |
+					 (MINIDB_V_ENC_MASK & ~MINIDB_V_ENC_DELTA))) == 0;
+	ok &= !(lflags & MINIDB_V_XMIN_ABORTED) ||
+		!(lflags & (MINIDB_V_XMIN_COMMITTED | MINIDB_V_FROZEN));
+	ok &= lnatts <= MINIDB_MAX_NATTS;
+	ok &= !(lflags & MINIDB_V_HASNULL) || lnatts > 0;
+	lbitmapend = lstart + MINIDB_VERSION_HDRSZ +
+		((lflags & MINIDB_V_HASNULL) ? MINIDB_BITMAPLEN(lnatts) : 0);
+	if (!(lflags & MINIDB_V_ENC_DELTA))
+		ok &= MAXALIGN(lbitmapend) <= lend;
+	else
+	{
+		/* its prefix and suffix lengths inside it, the data not too long */
+		uint32		affix = TYPEALIGN(sizeof(uint16), lbitmapend);
+
+		ok &= affix + 2 * sizeof(uint16) <= lend;
+		if (!ok)
+			return false;
+		ok = (uint32) minidb_read_u16(rec + affix) +
+			minidb_read_u16(rec + affix + sizeof(uint16)) +
+			(lend - affix - 2 * sizeof(uint16)) <= MINIDB_MAX_VERSION_LEN;
+	}
+	if (!ok)
+		return false;
+	memcpy(older, rec + start1, sizeof(MinidbVersionHeader));
+	v->xmin = vh->vh_xmin;
+	v->cid = vh->vh_cid;
+	v->flags = flags;
+	v->natts = natts;
+	v->bitmap = (flags & MINIDB_V_HASNULL) ?
+		(const bits8 *) (rec + MINIDB_R3_PLAIN_START + MINIDB_VERSION_HDRSZ) :
+		NULL;
+	v->data = rec + dataoff;
+	v->datalen = end0 - dataoff;
+	return true;
+}
+
 #endif							/* MINIDB_CHAIN_H */

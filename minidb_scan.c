@@ -756,8 +756,28 @@ plain_newest_of_many(const char *rec, uint32 len,
 	if (vh->vh_flags & (MINIDB_V_XMIN_ABORTED | MINIDB_V_NODATA_MASK |
 						MINIDB_V_VIRTUAL | MINIDB_V_XMIN_MULTI))
 		return false;
-	if (!minidb_v3_newest_plain(rec, len, v, &ask->older) ||
-		!newest_seen(vh, snapshot_xmin, ask, page_checked))
+#ifdef MINIDB_CHECK_FAST_PATH
+	{
+		MinidbVersionData cv;
+		MinidbVersionHeader co;
+		bool		inl = minidb_v3_newest_of_many(rec, len, v, &ask->older);
+
+		if (inl != minidb_v3_newest_plain(rec, len, &cv, &co) ||
+			(inl &&
+			 (cv.xmin != v->xmin || cv.cid != v->cid ||
+			  cv.flags != v->flags || cv.natts != v->natts ||
+			  cv.bitmap != v->bitmap || cv.data != v->data ||
+			  cv.datalen != v->datalen ||
+			  memcmp(&co, &ask->older, sizeof(co)) != 0)))
+			elog(ERROR, "minidb_v3_newest_of_many and minidb_v3_newest_plain disagree");
+		if (!inl)
+			return false;
+	}
+#else
+	if (!minidb_v3_newest_of_many(rec, len, v, &ask->older))
+		return false;
+#endif
+	if (!newest_seen(vh, snapshot_xmin, ask, page_checked))
 		return false;
 	*pvh = vh;
 	return true;

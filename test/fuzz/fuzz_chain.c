@@ -718,6 +718,23 @@ compare_newest_plain(char *rec, uint32 len, bool valid, int n,
 	uint32		off0;
 	int			nv;
 
+	{
+		/* the scan's inline copy: the same answer as with older given */
+		MinidbVersionData iv;
+		MinidbVersionHeader io;
+		MinidbVersionHeader eo;
+		bool		inl = minidb_v3_newest_of_many(rec, len, &iv, &io);
+
+		if (inl != minidb_v3_newest_plain(rec, len, &pv, &eo))
+			mismatch("newest_of_many says %d, newest_plain with older the opposite",
+					 (int) inl);
+		if (inl &&
+			(iv.xmin != pv.xmin || iv.cid != pv.cid || iv.flags != pv.flags ||
+			 iv.natts != pv.natts || iv.bitmap != pv.bitmap ||
+			 iv.data != pv.data || iv.datalen != pv.datalen ||
+			 memcmp(&io, &eo, sizeof(io)) != 0))
+			mismatch("newest_of_many's version or older header differs from newest_plain's");
+	}
 	if (!minidb_v3_newest_plain(rec, len, &pv, NULL))
 		return;
 	newest_plain_hits++;
