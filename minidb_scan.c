@@ -49,6 +49,20 @@
  * ----------------------------------------------------------------
  */
 
+/*
+ * The arena a scan begins with: SCAN_FIRST_ARENA bytes after the
+ * descriptor, in its chunk (minidb_scan_begin), so that a scan of a small
+ * table allocates once (the descriptor is beyond the memory context's
+ * chunk limit: a block of its own, which the arena shares).
+ */
+#define SCAN_FIRST_ARENA	BLCKSZ
+
+static inline char *
+scan_first_arena(MinidbScanDesc scan)
+{
+	return (char *) scan + MAXALIGN(sizeof(MinidbScanDescData));
+}
+
 /* Make room for len more bytes in the arena */
 static char *
 arena_reserve(MinidbScanDesc scan, Size len)
@@ -58,10 +72,16 @@ arena_reserve(MinidbScanDesc scan, Size len)
 
 	if (need > rows->arena_size)
 	{
-		Size		newsize = Max(need, Max(rows->arena_size * 2, BLCKSZ));
+		Size		newsize = Max(need, rows->arena_size * 2);
 
-		if (rows->arena == NULL)
-			rows->arena = MemoryContextAlloc(scan->cxt, newsize);
+		if (rows->arena == scan_first_arena(scan))
+		{
+			/* repalloc's move, out of the descriptor's chunk */
+			char	   *arena = MemoryContextAlloc(scan->cxt, newsize);
+
+			memcpy(arena, rows->arena, rows->arena_used);
+			rows->arena = arena;
+		}
 		else
 			rows->arena = repalloc(rows->arena, newsize);
 		rows->arena_size = newsize;
@@ -1322,11 +1342,12 @@ minidb_scan_begin(Relation rel, Snapshot snapshot, int nkeys,
 	RelationIncrementReferenceCount(rel);
 
 	/* a scan of a small table is begun often: the large arrays stay unset */
-	scan = (MinidbScanDesc) palloc(sizeof(MinidbScanDescData));
+	scan = (MinidbScanDesc) palloc(MAXALIGN(sizeof(MinidbScanDescData)) +
+								   SCAN_FIRST_ARENA);
 	memset(scan, 0, offsetof(MinidbScanDescData, rows));
 	rows_reset(&scan->rows);
-	scan->rows.arena = NULL;
-	scan->rows.arena_size = 0;
+	scan->rows.arena = scan_first_arena(scan);
+	scan->rows.arena_size = SCAN_FIRST_ARENA;
 	scan->base.rs_rd = rel;
 	scan->tuple.t_tableOid = RelationGetRelid(rel); /* set_scan_tuple's */
 	scan->base.rs_snapshot = snapshot;
