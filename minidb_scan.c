@@ -1244,6 +1244,46 @@ layout_valid(MinidbScanDesc scan, TupleDesc desc, HeapTuple tuple, int natts)
 }
 
 /*
+ * ExecStoreHeapTuple(tuple, slot, false), inline, for the slots a scan
+ * hands its rows out through: a heap tuple slot that does not own its
+ * tuple.  tts_heap_clear's only work beyond the fields
+ * tts_heap_store_tuple then sets is freeing an owned tuple, so the store
+ * is those fields.  Any other slot takes ExecStoreHeapTuple; a
+ * -DMINIDB_CHECK_FAST_PATH build stores through it too and checks that
+ * the slot came out the same.
+ */
+static pg_attribute_always_inline void
+store_heap_tuple(HeapTuple tuple, TupleTableSlot *slot)
+{
+	HeapTupleTableSlot *hslot = (HeapTupleTableSlot *) slot;
+
+	if (unlikely(slot->tts_ops != &TTSOpsHeapTuple || TTS_SHOULDFREE(slot)))
+	{
+		ExecStoreHeapTuple(tuple, slot, false);
+		return;
+	}
+	slot->tts_nvalid = 0;
+	hslot->tuple = tuple;
+	hslot->off = 0;
+	slot->tts_flags &= ~TTS_FLAG_EMPTY;
+	slot->tts_tid = tuple->t_self;
+	slot->tts_tableOid = tuple->t_tableOid;
+#ifdef MINIDB_CHECK_FAST_PATH
+	{
+		uint16		flags = slot->tts_flags;
+		ItemPointerData tid = slot->tts_tid;
+
+		ExecStoreHeapTuple(tuple, slot, false);
+		if (slot->tts_flags != flags || slot->tts_nvalid != 0 ||
+			!ItemPointerEquals(&slot->tts_tid, &tid) ||
+			slot->tts_tableOid != tuple->t_tableOid ||
+			hslot->tuple != tuple || hslot->off != 0)
+			elog(ERROR, "store_heap_tuple and ExecStoreHeapTuple disagree");
+	}
+#endif
+}
+
+/*
  * Point the scan's tuple at the materialized row td of the current block.
  * t_self's block is written only when it changes: the slot copies t_self
  * in wider loads than its three 16-bit fields, and a load over two recent
@@ -1291,7 +1331,7 @@ store_tuple(MinidbScanDesc scan, HeapTupleHeader td, uint32 len,
 		;						/* the whole check would pass */
 	else
 		minidb_check_tuple_layout(scan->base.rs_rd, desc, tuple);
-	ExecStoreHeapTuple(tuple, slot, false);
+	store_heap_tuple(tuple, slot);
 }
 
 /* store_tuple, out of line: the rows store_row cannot take as checked */
@@ -1322,7 +1362,7 @@ store_row(MinidbScanDesc scan, int i, TupleTableSlot *slot)
 	if (likely(rows->checked_desc == slot->tts_tupleDescriptor))
 	{
 		set_scan_tuple(scan, td, rows->lens[i], rows->offsets[i]);
-		ExecStoreHeapTuple(&scan->tuple, slot, false);
+		store_heap_tuple(&scan->tuple, slot);
 	}
 	else
 		store_tuple_checking(scan, td, rows->lens[i], rows->offsets[i], slot);
