@@ -1256,6 +1256,8 @@ static pg_attribute_always_inline void
 store_heap_tuple(HeapTuple tuple, TupleTableSlot *slot)
 {
 	HeapTupleTableSlot *hslot = (HeapTupleTableSlot *) slot;
+	ItemPointerData tid = tuple->t_self;	/* as just set: before any
+											 * store to the slot */
 
 	if (unlikely(slot->tts_ops != &TTSOpsHeapTuple || TTS_SHOULDFREE(slot)))
 	{
@@ -1266,7 +1268,7 @@ store_heap_tuple(HeapTuple tuple, TupleTableSlot *slot)
 	hslot->tuple = tuple;
 	hslot->off = 0;
 	slot->tts_flags &= ~TTS_FLAG_EMPTY;
-	slot->tts_tid = tuple->t_self;
+	slot->tts_tid = tid;
 	slot->tts_tableOid = tuple->t_tableOid;
 #ifdef MINIDB_CHECK_FAST_PATH
 	{
@@ -1285,11 +1287,10 @@ store_heap_tuple(HeapTuple tuple, TupleTableSlot *slot)
 
 /*
  * Point the scan's tuple at the materialized row td of the current block.
- * t_self's block is written only when it changes: the slot copies t_self
- * in wider loads than its three 16-bit fields, and a load over two recent
- * narrower stores waits for them to reach the cache (per row, that wait
- * was most of ExecStoreHeapTuple's time).  t_tableOid, the same for every
- * row, is set once, by minidb_scan_begin.
+ * store_heap_tuple copies t_self into the slot from the values stored here
+ * (ExecStoreHeapTuple's wider loads over the three recent 16-bit stores
+ * waited for them to reach the cache: per row, most of its time).
+ * t_tableOid, the same for every row, is set once, by minidb_scan_begin.
  */
 static pg_attribute_always_inline void
 set_scan_tuple(MinidbScanDesc scan, HeapTupleHeader td, uint32 len,
@@ -1299,10 +1300,7 @@ set_scan_tuple(MinidbScanDesc scan, HeapTupleHeader td, uint32 len,
 
 	tuple->t_data = td;
 	tuple->t_len = len;
-	if (unlikely(ItemPointerGetBlockNumberNoCheck(&tuple->t_self) !=
-				 scan->cblock))
-		ItemPointerSetBlockNumber(&tuple->t_self, scan->cblock);
-	ItemPointerSetOffsetNumber(&tuple->t_self, off);
+	ItemPointerSet(&tuple->t_self, scan->cblock, off);
 }
 
 /*
