@@ -1097,6 +1097,59 @@ scan_done_with_page(MinidbScanDesc scan, Buffer buffer, bool whole)
 }
 
 /*
+ * collect_page's loop over a whole page under an MVCC snapshot (see
+ * there), inline: collect_page instantiates it for a sequential scan's
+ * constant choices (pc->by_age, not pc->lock_rows), so that no row tests
+ * them
+ */
+static pg_attribute_always_inline void
+collect_whole_page(MinidbScanDesc scan, PlainCollect *pc, Relation rel,
+				   Buffer buffer, Page page, BlockNumber blkno,
+				   OffsetNumber maxoff)
+{
+	uint32		below = BLCKSZ;
+	bool		checked = false;
+
+	for (OffsetNumber off = FirstOffsetNumber; off <= maxoff; off++)
+	{
+		/*
+		 * The record after next: its line pointer is read anyway.  Its
+		 * start and end, within the page (a mask: a sound record lies
+		 * inside it, and the address of any other is only a hint)
+		 */
+		if (off + 2 <= maxoff)
+		{
+			ItemId		next = PageGetItemId(page, off + 2);
+
+			prefetch_byte((char *) page +
+						  (ItemIdGetOffset(next) & (BLCKSZ - 1)));
+			prefetch_byte((char *) page +
+						  ((ItemIdGetOffset(next) +
+							ItemIdGetLength(next)) & (BLCKSZ - 1)));
+		}
+		if (collect_plain(scan, pc, page, blkno, off,
+						  checked ? NULL : &below))
+			continue;
+		if (!checked)
+		{
+			/*
+			 * The line pointers before off were normal and their records
+			 * descended (plain_version), the last one's start the bound
+			 * for the rest
+			 */
+			minidb_page_check_rest(rel, buffer, off,
+								   off > FirstOffsetNumber ?
+								   ItemIdGetOffset(PageGetItemId(page, off - 1)) :
+								   BLCKSZ);
+			checked = true;
+			if (collect_plain(scan, pc, page, blkno, off, NULL))
+				continue;
+		}
+		collect_record(scan, buffer, blkno, off);
+	}
+}
+
+/*
  * Materialize the visible rows of block blkno into the arena: all of them,
  * or those at offsets[0..noffsets-1] when offsets is given.  Under an MVCC
  * snapshot the common record takes collect_plain, one tight loop over the
@@ -1148,47 +1201,14 @@ collect_page(MinidbScanDesc scan, BlockNumber blkno,
 		plain_collect_init(scan, buffer, &pc);
 		if (offsets == NULL)
 		{
-			uint32		below = BLCKSZ;
-			bool		checked = false;
-
-			for (OffsetNumber off = FirstOffsetNumber; off <= maxoff; off++)
+			if (likely(pc.by_age && !pc.lock_rows))
 			{
-				/*
-				 * The record after next: its line pointer is read anyway.
-				 * Its start and end, within the page (a mask: a sound
-				 * record lies inside it, and the address of any other is
-				 * only a hint)
-				 */
-				if (off + 2 <= maxoff)
-				{
-					ItemId		next = PageGetItemId(page, off + 2);
-
-					prefetch_byte((char *) page +
-								  (ItemIdGetOffset(next) & (BLCKSZ - 1)));
-					prefetch_byte((char *) page +
-								  ((ItemIdGetOffset(next) +
-									ItemIdGetLength(next)) & (BLCKSZ - 1)));
-				}
-				if (collect_plain(scan, &pc, page, blkno, off,
-								  checked ? NULL : &below))
-					continue;
-				if (!checked)
-				{
-					/*
-					 * The line pointers before off were normal and their
-					 * records descended (plain_version), the last one's
-					 * start the bound for the rest
-					 */
-					minidb_page_check_rest(rel, buffer, off,
-										   off > FirstOffsetNumber ?
-										   ItemIdGetOffset(PageGetItemId(page, off - 1)) :
-										   BLCKSZ);
-					checked = true;
-					if (collect_plain(scan, &pc, page, blkno, off, NULL))
-						continue;
-				}
-				collect_record(scan, buffer, blkno, off);
+				pc.by_age = true;
+				pc.lock_rows = false;
+				collect_whole_page(scan, &pc, rel, buffer, page, blkno, maxoff);
 			}
+			else
+				collect_whole_page(scan, &pc, rel, buffer, page, blkno, maxoff);
 		}
 		else
 		{
