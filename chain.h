@@ -961,6 +961,8 @@ minidb_read_u16(const char *p)
  * the same answer, as the scan checks in a -DMINIDB_CHECK_FAST_PATH build
  * and the fuzzer checks (compare_newest_plain).  Version 0's flag tests
  * are one mask: whole (no encoding bit), not hinted aborted, known bits.
+ * Each test returns at once (on the rows it serves every branch goes one
+ * way): fewer instructions, and fewer values live, than a conjunction.
  */
 static pg_attribute_always_inline bool
 minidb_v3_newest_of_many(const char *rec, uint32 reclen,
@@ -980,81 +982,90 @@ minidb_v3_newest_of_many(const char *rec, uint32 reclen,
 	uint32		lbitmapend;
 	uint16		lflags;
 	uint16		lnatts;
-	bool		ok;
 
 	/* the header: bare format with a trailer, xinfo 0 (header_plain) */
 	if (reclen < MINIDB_R3_INFO_PREFIX + sizeof(uint16) ||
-		reclen > MINIDB_R3_MAX_LEN ||
+		reclen > MINIDB_R3_MAX_LEN || reclen % sizeof(uint16) != 0 ||
 		(uint8) rec[0] != (MINIDB_FORMAT_V3 | MINIDB_R3_MULTI) || rec[1] != 0)
 		return false;
-	n = minidb_read_u16(rec + reclen - sizeof(uint16));	/* reclen even */
-	ok = reclen % sizeof(uint16) == 0;
-	ok &= n >= 2 && n <= MINIDB_MAX_VERSIONS;
-	ok &= MINIDB_R3_PLAIN_START + n * MINIDB_VERSION_HDRSZ +
-		(n + 1) * sizeof(uint16) <= reclen;
-	if (!ok)
+	n = minidb_read_u16(rec + reclen - sizeof(uint16));
+	if (n < 2 || n > MINIDB_MAX_VERSIONS ||
+		MINIDB_R3_PLAIN_START + n * MINIDB_VERSION_HDRSZ +
+		(n + 1) * sizeof(uint16) > reclen)
 		return false;
 	trailer = reclen - (n + 1) * sizeof(uint16);
 
 	/* version 0, whole, not hinted aborted (version_plain at 0) */
 	end0 = minidb_read_u16(rec + trailer);
+	if (end0 > trailer ||
+		end0 < MINIDB_R3_PLAIN_START + MINIDB_VERSION_HDRSZ)
+		return false;
 	vh = (const MinidbVersionHeader *) (rec + MINIDB_R3_PLAIN_START);
 	flags = vh->vh_flags;
 	natts = vh->vh_natts;
-	ok = end0 <= trailer;
-	ok &= MINIDB_R3_PLAIN_START + MINIDB_VERSION_HDRSZ <= end0;
-	ok &= vh->vh_xmin != InvalidTransactionId;
-	ok &= (flags & (~MINIDB_V3_FLAGS_MASK | MINIDB_V_ENC_MASK |
-					MINIDB_V_XMIN_ABORTED)) == 0;
-	ok &= natts <= MINIDB_MAX_NATTS;
-	ok &= !(flags & MINIDB_V_HASNULL) || natts > 0;
-	dataoff = MAXALIGN(MINIDB_R3_PLAIN_START + MINIDB_VERSION_HDRSZ +
-					   ((flags & MINIDB_V_HASNULL) ?
-						MINIDB_BITMAPLEN(natts) : 0));
-	ok &= dataoff <= end0;
+	if (vh->vh_xmin == InvalidTransactionId ||
+		(flags & (~MINIDB_V3_FLAGS_MASK | MINIDB_V_ENC_MASK |
+				  MINIDB_V_XMIN_ABORTED)) != 0 ||
+		natts > MINIDB_MAX_NATTS)
+		return false;
+	dataoff = MINIDB_R3_PLAIN_START + MINIDB_VERSION_HDRSZ;
+	if (flags & MINIDB_V_HASNULL)
+	{
+		if (natts == 0)
+			return false;
+		dataoff += MINIDB_BITMAPLEN(natts);
+	}
+	dataoff = MAXALIGN(dataoff);
+	if (dataoff > end0)
+		return false;
+
+	/* version 1's header lies between version 0 and the trailer */
+	start1 = TYPEALIGN(4, end0);
+	if (start1 + MINIDB_VERSION_HDRSZ > trailer)
+		return false;
 
 	/* the tail check: the last version through the trailer (check_last) */
 	lstart = TYPEALIGN(4, minidb_read_u16(rec + trailer +
-											  sizeof(uint16) * (n - 2)));
+										  sizeof(uint16) * (n - 2)));
 	lend = minidb_read_u16(rec + trailer + sizeof(uint16) * (n - 1));
-	ok &= lstart >= MINIDB_R3_PLAIN_START + (n - 1) * MINIDB_VERSION_HDRSZ;
-	ok &= lend <= trailer && TYPEALIGN(sizeof(uint16), lend) == trailer;
-	ok &= lstart + MINIDB_VERSION_HDRSZ <= lend;
-	/* version 1's header lies between version 0 and the trailer */
-	start1 = TYPEALIGN(4, end0);
-	ok &= start1 >= MINIDB_R3_PLAIN_START + MINIDB_VERSION_HDRSZ &&
-		start1 + MINIDB_VERSION_HDRSZ <= trailer;
-	if (!ok)
+	if (lstart < MINIDB_R3_PLAIN_START + (n - 1) * MINIDB_VERSION_HDRSZ ||
+		TYPEALIGN(sizeof(uint16), lend) != trailer ||
+		lstart + MINIDB_VERSION_HDRSZ > lend)
 		return false;
 	lh = (const MinidbVersionHeader *) (rec + lstart);
 	lflags = lh->vh_flags;
 	lnatts = lh->vh_natts;
-	ok = lh->vh_xmin != InvalidTransactionId;
 	/* known bits, an encoding that is FULL or DELTA, hints consistent */
-	ok &= (lflags & (~MINIDB_V3_FLAGS_MASK |
-					 (MINIDB_V_ENC_MASK & ~MINIDB_V_ENC_DELTA))) == 0;
-	ok &= !(lflags & MINIDB_V_XMIN_ABORTED) ||
-		!(lflags & (MINIDB_V_XMIN_COMMITTED | MINIDB_V_FROZEN));
-	ok &= lnatts <= MINIDB_MAX_NATTS;
-	ok &= !(lflags & MINIDB_V_HASNULL) || lnatts > 0;
-	lbitmapend = lstart + MINIDB_VERSION_HDRSZ +
-		((lflags & MINIDB_V_HASNULL) ? MINIDB_BITMAPLEN(lnatts) : 0);
+	if (lh->vh_xmin == InvalidTransactionId ||
+		(lflags & (~MINIDB_V3_FLAGS_MASK |
+				   (MINIDB_V_ENC_MASK & ~MINIDB_V_ENC_DELTA))) != 0 ||
+		((lflags & MINIDB_V_XMIN_ABORTED) &&
+		 (lflags & (MINIDB_V_XMIN_COMMITTED | MINIDB_V_FROZEN))) ||
+		lnatts > MINIDB_MAX_NATTS)
+		return false;
+	lbitmapend = lstart + MINIDB_VERSION_HDRSZ;
+	if (lflags & MINIDB_V_HASNULL)
+	{
+		if (lnatts == 0)
+			return false;
+		lbitmapend += MINIDB_BITMAPLEN(lnatts);
+	}
 	if (!(lflags & MINIDB_V_ENC_DELTA))
-		ok &= MAXALIGN(lbitmapend) <= lend;
+	{
+		if (MAXALIGN(lbitmapend) > lend)
+			return false;
+	}
 	else
 	{
 		/* its prefix and suffix lengths inside it, the data not too long */
 		uint32		affix = TYPEALIGN(sizeof(uint16), lbitmapend);
 
-		ok &= affix + 2 * sizeof(uint16) <= lend;
-		if (!ok)
-			return false;
-		ok = (uint32) minidb_read_u16(rec + affix) +
+		if (affix + 2 * sizeof(uint16) > lend ||
+			(uint32) minidb_read_u16(rec + affix) +
 			minidb_read_u16(rec + affix + sizeof(uint16)) +
-			(lend - affix - 2 * sizeof(uint16)) <= MINIDB_MAX_VERSION_LEN;
+			(lend - affix - 2 * sizeof(uint16)) > MINIDB_MAX_VERSION_LEN)
+			return false;
 	}
-	if (!ok)
-		return false;
 	memcpy(older, rec + start1, sizeof(MinidbVersionHeader));
 	v->xmin = vh->vh_xmin;
 	v->cid = vh->vh_cid;
