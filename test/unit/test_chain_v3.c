@@ -1309,7 +1309,8 @@ test_shortcut_damage(void)
  * version; the last one's prefix and suffix bound).  When it validates,
  * version 0 is the reference walker's, and asked for version 1's header
  * it gives the same version 0 and the reference's version 1 (and refuses
- * a record of one version).
+ * a record of one version).  Its inline copy for the scans,
+ * minidb_v3_newest_of_many, answers every record as it does with older.
  */
 static bool
 np_agrees(char *rec, uint32 len, bool *accepted)
@@ -1326,6 +1327,23 @@ np_agrees(char *rec, uint32 len, bool *accepted)
 	int			n;
 	bool		same;
 
+	/* the scan's inline copy, older given: the same answer, field by field */
+	{
+		MinidbVersionData iv;
+		MinidbVersionData ev;
+		MinidbVersionHeader io;
+		MinidbVersionHeader eo;
+		bool		inl = minidb_v3_newest_of_many(rec, len, &iv, &io);
+
+		if (inl != minidb_v3_newest_plain(rec, len, &ev, &eo) ||
+			(inl &&
+			 (iv.xmin != ev.xmin || iv.cid != ev.cid ||
+			  iv.flags != ev.flags || iv.natts != ev.natts ||
+			  iv.bitmap != ev.bitmap || iv.data != ev.data ||
+			  iv.datalen != ev.datalen ||
+			  memcmp(&io, &eo, sizeof(io)) != 0)))
+			return false;
+	}
 	*accepted = minidb_v3_newest_plain(rec, len, &pv, NULL);
 	if (!*accepted)
 		return true;
