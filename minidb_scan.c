@@ -908,11 +908,20 @@ layout_prepare(MinidbScanDesc scan, TupleDesc desc)
 
 	if (scan->layout_end == NULL || desc->natts > scan->layout_cap)
 	{
-		if (scan->layout_end)
-			pfree(scan->layout_end);
-		scan->layout_end = MemoryContextAlloc(scan->cxt,
-											  sizeof(uint32) * (desc->natts + 1));
-		scan->layout_cap = desc->natts;
+		if (desc->natts < lengthof(scan->layout_end_inline))
+		{
+			/* a narrow table's: in the descriptor, no allocation */
+			scan->layout_end = scan->layout_end_inline;
+			scan->layout_cap = lengthof(scan->layout_end_inline) - 1;
+		}
+		else
+		{
+			if (scan->layout_end && scan->layout_end != scan->layout_end_inline)
+				pfree(scan->layout_end);
+			scan->layout_end = MemoryContextAlloc(scan->cxt,
+												  sizeof(uint32) * (desc->natts + 1));
+			scan->layout_cap = desc->natts;
+		}
 	}
 	scan->layout_end[0] = 0;
 	for (; n < desc->natts; n++)

@@ -119,6 +119,7 @@ typedef struct MinidbScanDescData
 	int			layout_nfixed;
 	uint32	   *layout_end;		/* layout_cap + 1 entries */
 	int			layout_cap;
+	uint32		layout_end_inline[33];	/* layout_end, up to 32 attributes */
 	uint64		layout_shape;	/* of the last row plain_layout_valid
 								 * passed (row_shape), or 0 */
 
