@@ -1060,6 +1060,14 @@ minidb_tuple_update(Relation rel, ItemPointer potid, TupleTableSlot *slot,
 	minidb_ssi_check_in(rel, otid, rc.target.vh->vh_xmin);
 
 	/*
+	 * The superseded version's header, copied while rc.head still points at
+	 * it: the row lock below may grow the record, which moves it on the
+	 * page, and while the TOAST work runs unlocked other writers may add
+	 * lockers or prune the page.
+	 */
+	head = *rc.head.vh;
+
+	/*
 	 * TOAST work reads and writes other relations: never under our buffer
 	 * lock.  Hold the row with a lock of the update's mode meanwhile (other
 	 * lockers stay), so that other writers wait as they would for our new
@@ -1092,8 +1100,6 @@ minidb_tuple_update(Relation rel, ItemPointer potid, TupleTableSlot *slot,
 	minidb_get_lockers(minidb_page_checked_record_at(rel, buffer, otid,
 													 &oldlen),
 					   &lockers);
-	/* the superseded version's header (the record may change under TOAST) */
-	head = *rc.head.vh;
 	ut.head = &head;
 	slot->tts_tid = write_update(&ut,
 								 update_may_stay(rel, uo.changed,

@@ -134,6 +134,35 @@ VACUUM m;
 SELECT toast_chunks('h') AS heap_chunks, toast_chunks('m') AS minidb_chunks;
 SELECT count(*) FROM m;
 
+-- A moving UPDATE of a row with a toasted value, written earlier in the
+-- same transaction: the UPDATE locks the row and lets the buffer go for its
+-- TOAST work, and the version it ends must keep its own command id (a
+-- combo command id): a cursor opened between the two still sees the row,
+-- as heap's does.  (The UPDATE once read the version's header after the
+-- lock had moved the record on the page, and the cursor saw no row.)
+CREATE TABLE hc (k int PRIMARY KEY, v int, big text) USING heap;
+CREATE TABLE mc (k int PRIMARY KEY, v int, big text) USING minidb;
+CREATE INDEX hc_v ON hc (v);
+CREATE INDEX mc_v ON mc (v);
+BEGIN;
+INSERT INTO hc VALUES (1, 1, big(8, 12));
+INSERT INTO mc VALUES (1, 1, big(8, 12));
+DECLARE hcur CURSOR FOR SELECT k, v, length(big) FROM hc;
+DECLARE mcur CURSOR FOR SELECT k, v, length(big) FROM mc;
+UPDATE hc SET v = 2 WHERE k = 1;
+UPDATE mc SET v = 2 WHERE k = 1;
+FETCH ALL FROM hcur;
+FETCH ALL FROM mcur;
+DECLARE hcur2 CURSOR FOR SELECT k, v FROM hc;
+DECLARE mcur2 CURSOR FOR SELECT k, v FROM mc;
+UPDATE hc SET v = 3, big = big || 'x' WHERE k = 1;
+UPDATE mc SET v = 3, big = big || 'x' WHERE k = 1;
+FETCH ALL FROM hcur2;
+FETCH ALL FROM mcur2;
+SELECT k, v, length(big) FROM mc;
+COMMIT;
+SELECT k, v, length(big), md5(big) = md5(big(8, 12) || 'x') AS correct FROM mc;
+
 -- a toasted value in a temporary table
 CREATE TEMP TABLE tm (id int, a text) USING minidb;
 INSERT INTO tm VALUES (1, big(7, 150));
