@@ -24,6 +24,223 @@
 #include "minidb_hio.h"
 #include "minidb_prune.h"
 
+#if PG_VERSION_NUM >= 160000	/* 16: RelFileNode became RelFileLocator */
+typedef RelFileLocator MemoRelFile;
+#define MEMO_REL_FILE(rel)			((rel)->rd_locator)
+#define MEMO_REL_FILE_EQUALS(a, b)	RelFileLocatorEquals(a, b)
+#define MEMO_REL_NUMBER(rel)		((rel)->rd_locator.relNumber)
+#else
+typedef RelFileNode MemoRelFile;
+#define MEMO_REL_FILE(rel)			((rel)->rd_node)
+#define MEMO_REL_FILE_EQUALS(a, b)	RelFileNodeEquals(a, b)
+#define MEMO_REL_NUMBER(rel)		((rel)->rd_node.relNode)
+#endif
+
+/* ----------------------------------------------------------------
+ * Reserves remembered
+ *
+ * A writer asks whether a page has room with its records' reserve kept
+ * (minidb_page.h), which, unless the page has room to spare, means
+ * reading the first bytes of every record on it: for every UPDATE of a
+ * small table's rows and every INSERT at the end of a table, the same
+ * page's records read again.  So this backend remembers the reserve of
+ * the pages it summed, each with the LSN its page had then.  In a
+ * relation that is WAL-logged every change to a minidb page sets its LSN
+ * to the end of its WAL record, past any LSN the page had (all but hint
+ * bits, which no reserve depends on; and a hint written with
+ * wal_log_hints or checksums only moves the LSN), so a page at the LSN of
+ * a memo is the page that was summed.  A writer that keeps the memo
+ * through its own change (an INSERT, an in-place prepend) brackets it
+ * with minidb_reserve_change_begin and _end, which move the memo to the
+ * new LSN with the changed record's part of the reserve replaced; after
+ * any other change the memo names an older LSN, and the next writer sums
+ * the page again.  No memo is kept for a relation not WAL-logged (in
+ * this transaction: see RelationNeedsWAL) nor for a page without an LSN.
+ * A -DMINIDB_CHECK_FAST_PATH build checks each reserve taken from a memo,
+ * and each memo moved, against the sum.
+ *
+ * A small direct-mapped table: a memo another page takes over only costs
+ * a sum.
+ * ----------------------------------------------------------------
+ */
+#define RESERVE_MEMOS	64
+
+typedef struct ReserveMemo
+{
+	XLogRecPtr	lsn;			/* the page's when summed; invalid: empty */
+	BlockNumber blkno;
+	MemoRelFile file;
+	Size		reserve;
+} ReserveMemo;
+
+static ReserveMemo reserve_memos[RESERVE_MEMOS];
+
+/* The memo slot of the page of buffer, or NULL where none may be kept */
+static inline ReserveMemo *
+memo_slot(Relation rel, Buffer buffer, BlockNumber *blkno)
+{
+	if (!RelationNeedsWAL(rel) ||
+		XLogRecPtrIsInvalid(PageGetLSN(BufferGetPage(buffer))))
+		return NULL;
+	*blkno = BufferGetBlockNumber(buffer);
+	return &reserve_memos[(MEMO_REL_NUMBER(rel) * 31 + *blkno) %
+						  RESERVE_MEMOS];
+}
+
+/* Is m the memo of the page of buffer (blkno) as it is? */
+static inline bool
+memo_holds(const ReserveMemo *m, Relation rel, Buffer buffer,
+		   BlockNumber blkno)
+{
+	return m->lsn == PageGetLSN(BufferGetPage(buffer)) &&
+		m->blkno == blkno &&
+		MEMO_REL_FILE_EQUALS(m->file, MEMO_REL_FILE(rel));
+}
+
+static inline void
+memo_check(const ReserveMemo *m, Relation rel, Buffer buffer)
+{
+#ifdef MINIDB_CHECK_FAST_PATH
+	Size		sum = minidb_page_reserve(BufferGetPage(buffer));
+
+	if (m->reserve != sum)
+		elog(ERROR, "remembered reserve %zu of block %u of \"%s\" is not its sum %zu",
+			 m->reserve, m->blkno, RelationGetRelationName(rel), sum);
+#endif
+}
+
+/*
+ * The reserve of the page of a locked buffer, remembered;  *m its memo
+ * slot (NULL: none) with *blkno.  MINIDB_RESERVE_UNKNOWN when not
+ * remembered.
+ */
+static Size
+memo_reserve(Relation rel, Buffer buffer, ReserveMemo **m,
+			 BlockNumber *blkno)
+{
+	*m = memo_slot(rel, buffer, blkno);
+	if (*m == NULL || !memo_holds(*m, rel, buffer, *blkno))
+		return MINIDB_RESERVE_UNKNOWN;
+	memo_check(*m, rel, buffer);
+	return (*m)->reserve;
+}
+
+/*
+ * Is the page's reserve worth summing exactly, to be remembered?  When its
+ * slot names the page already: a page this backend writes again and
+ * again.  Another page's first writer (an UPDATE of a row of a large
+ * table) takes the bound, which stops early on a page with room, and the
+ * slot names the page from then on (memo_keep).
+ */
+static inline bool
+memo_wanted(const ReserveMemo *m, Relation rel, BlockNumber blkno)
+{
+	return m && m->blkno == blkno &&
+		MEMO_REL_FILE_EQUALS(m->file, MEMO_REL_FILE(rel));
+}
+
+/*
+ * Note the page of buffer in m, with its reserve when known (summed from
+ * the page as it is)
+ */
+static void
+memo_keep(ReserveMemo *m, Relation rel, Buffer buffer, BlockNumber blkno,
+		  Size reserve)
+{
+	if (m == NULL)
+		return;
+	m->lsn = reserve == MINIDB_RESERVE_UNKNOWN ? InvalidXLogRecPtr :
+		PageGetLSN(BufferGetPage(buffer));
+	m->blkno = blkno;
+	m->file = MEMO_REL_FILE(rel);
+	m->reserve = reserve;
+}
+
+/* minidb_page_room_for_insert for a locked buffer, its reserve remembered */
+bool
+minidb_buffer_room_for_insert(Relation rel, Buffer buffer, Size needed)
+{
+	ReserveMemo *m;
+	BlockNumber blkno;
+	Size		reserve = memo_reserve(rel, buffer, &m, &blkno);
+	bool		room;
+
+	room = minidb_page_room_for_insert_known(BufferGetPage(buffer), needed,
+											 memo_wanted(m, rel, blkno) ?
+											 &reserve : NULL);
+	memo_keep(m, rel, buffer, blkno, reserve);
+	return room;
+}
+
+/* minidb_page_room_for_replace for a locked buffer, its reserve remembered */
+bool
+minidb_buffer_room_for_replace(Relation rel, Buffer buffer, OffsetNumber off,
+							   uint32 newlen)
+{
+	ReserveMemo *m;
+	BlockNumber blkno;
+	Size		reserve = memo_reserve(rel, buffer, &m, &blkno);
+	bool		room;
+
+	room = minidb_page_room_for_replace_known(BufferGetPage(buffer), off,
+											  newlen,
+											  memo_wanted(m, rel, blkno) ?
+											  &reserve : NULL);
+	memo_keep(m, rel, buffer, blkno, reserve);
+	return room;
+}
+
+/*
+ * Before a change to the exclusively locked buffer that replaces the
+ * record at off (InvalidOffsetNumber: that adds one) and nothing else:
+ * the page's reserve without that record's part, if remembered.
+ */
+void
+minidb_reserve_change_begin(MinidbReserveChange *rc, Relation rel,
+							Buffer buffer, OffsetNumber off)
+{
+	ReserveMemo *m;
+	BlockNumber blkno;
+	Size		reserve = memo_reserve(rel, buffer, &m, &blkno);
+
+	rc->lsn = InvalidXLogRecPtr;
+	if (reserve == MINIDB_RESERVE_UNKNOWN)
+		return;
+	rc->lsn = PageGetLSN(BufferGetPage(buffer));
+	rc->reserve = reserve;
+	if (off != InvalidOffsetNumber)
+		rc->reserve -= minidb_page_item_reserve(BufferGetPage(buffer), off);
+}
+
+/*
+ * After that change, logged: the memo moves to the page's new LSN, with
+ * the part of the record now at off.
+ */
+void
+minidb_reserve_change_end(const MinidbReserveChange *rc, Relation rel,
+						  Buffer buffer, OffsetNumber off)
+{
+	Page		page = BufferGetPage(buffer);
+	ReserveMemo *m;
+	BlockNumber blkno;
+
+	if (XLogRecPtrIsInvalid(rc->lsn))
+		return;
+	m = memo_slot(rel, buffer, &blkno);
+	/* our memo, as begin found it, and the change logged since */
+	if (m == NULL || m->lsn != rc->lsn || m->blkno != blkno ||
+		!MEMO_REL_FILE_EQUALS(m->file, MEMO_REL_FILE(rel)) ||
+		PageGetLSN(page) <= rc->lsn)
+	{
+		if (m)
+			m->lsn = InvalidXLogRecPtr;
+		return;
+	}
+	m->lsn = PageGetLSN(page);
+	m->reserve = rc->reserve + minidb_page_item_reserve(page, off);
+	memo_check(m, rel, buffer);
+}
+
 /*
  * Opportunistic pruning for inserts: a locked candidate page short of
  * "needed" bytes is pruned (one WAL-logged change) when pruning would
@@ -61,7 +278,7 @@ candidate_has_room(Relation rel, Buffer buffer, Size needed, bool wait)
 	if (PageIsNew(page))
 		return true;
 	minidb_page_check(rel, buffer);
-	if (minidb_page_room_for_insert(page, needed))
+	if (minidb_buffer_room_for_insert(rel, buffer, needed))
 		return true;
 	if (prune_for_room(rel, buffer, needed))
 		return true;

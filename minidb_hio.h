@@ -12,8 +12,29 @@
 #define MINIDB_HIO_H
 
 #include "access/heapam.h"
+#include "access/xlogdefs.h"
 
 #include "minidb_page.h"
+
+/* Room on a locked buffer's page, its reserve remembered (minidb_hio.c) */
+extern bool minidb_buffer_room_for_insert(Relation rel, Buffer buffer,
+										  Size needed);
+extern bool minidb_buffer_room_for_replace(Relation rel, Buffer buffer,
+										   OffsetNumber off, uint32 newlen);
+
+/* A writer's change that keeps its page's remembered reserve */
+typedef struct MinidbReserveChange
+{
+	XLogRecPtr	lsn;			/* the page's before; invalid: none kept */
+	Size		reserve;		/* without the changed record's part */
+} MinidbReserveChange;
+
+extern void minidb_reserve_change_begin(MinidbReserveChange *rc,
+										Relation rel, Buffer buffer,
+										OffsetNumber off);
+extern void minidb_reserve_change_end(const MinidbReserveChange *rc,
+									  Relation rel, Buffer buffer,
+									  OffsetNumber off);
 
 extern Buffer minidb_buffer_for_insert(Relation rel, uint32 len,
 									   BulkInsertState bistate,

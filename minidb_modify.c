@@ -419,6 +419,7 @@ insert_row(Relation rel, TupleTableSlot *slot, CommandId cid, int options,
 	HeapTuple	tuple = ExecFetchSlotHeapTuple(slot, true, &shouldFree);
 	HeapTuple	heaptup;
 	MinidbPageWrite w;
+	MinidbReserveChange rc;
 	Buffer		buffer;
 	Page		page;
 	bool		is_new;
@@ -447,6 +448,7 @@ insert_row(Relation rel, TupleTableSlot *slot, CommandId cid, int options,
 	CheckForSerializableConflictIn(rel, NULL, InvalidBlockNumber);
 	buffer = minidb_buffer_for_insert(rel, len, bistate, InvalidBuffer,
 									  &is_new);
+	minidb_reserve_change_begin(&rc, rel, buffer, InvalidOffsetNumber);
 	if (minidb_custom_wal)
 		off = minidb_log_insert(rel, buffer, is_new, rec, len);
 	else
@@ -456,6 +458,7 @@ insert_row(Relation rel, TupleTableSlot *slot, CommandId cid, int options,
 		off = minidb_page_add_record(page, rec, len);
 		minidb_write_finish(&w);
 	}
+	minidb_reserve_change_end(&rc, rel, buffer, off);
 
 	ItemPointerSet(&slot->tts_tid, BufferGetBlockNumber(buffer), off);
 	tuple->t_self = slot->tts_tid;
@@ -750,7 +753,7 @@ make_room_in_place(Relation rel, Buffer buffer, OffsetNumber off,
 	newlen = minidb_record_prepend_size_ex(rec, len, v, *format, NULL);
 	if (newlen > MINIDB_MAX_RECORD_LEN)
 		return false;
-	if (minidb_page_room_for_replace(page, off, newlen))
+	if (minidb_buffer_room_for_replace(rel, buffer, off, newlen))
 		return true;
 	if (!minidb_page_worth_pruning(rel, page))
 		return false;
@@ -785,11 +788,17 @@ prepend_if_it_fits(Relation rel, Buffer buffer, OffsetNumber off,
 	char	   *newrec = minidb_prepend_build(page, off, keep, v, format, NULL,
 											  &newlen);
 	bool		fits = newlen <= MINIDB_MAX_RECORD_LEN &&
-		minidb_page_room_for_replace(page, off, newlen);
+		minidb_buffer_room_for_replace(rel, buffer, off, newlen);
 
 	if (fits)
+	{
+		MinidbReserveChange rc;
+
+		minidb_reserve_change_begin(&rc, rel, buffer, off);
 		minidb_log_prepend_built(rel, buffer, off, keep, n, &wp, v, format,
 								 NULL, newrec, newlen);
+		minidb_reserve_change_end(&rc, rel, buffer, off);
+	}
 	else
 		pfree(newrec);
 	if (keep)

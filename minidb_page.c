@@ -408,8 +408,8 @@ reserve_record(Page page, ItemId lp, uint32 upper, uint32 special)
 	uint32		lpoff = ItemIdGetOffset(lp);
 	uint32		lplen = ItemIdGetLength(lp);
 
-	if (lpoff < upper || lplen < MINIDB_R3_INFO_PREFIX ||
-		lpoff + lplen > special)
+	if (unlikely(lpoff < upper || lplen < MINIDB_R3_INFO_PREFIX ||
+				 lpoff + lplen > special))
 		return NULL;
 	return (const char *) page + lpoff;
 }
@@ -433,35 +433,40 @@ page_reserve_sum(Page page, bool bound_only, Size stop)
 	 * Writers looking for room run this for every UPDATE: the page's bounds
 	 * and each line pointer are read once (the compiler cannot tell that
 	 * the records' bytes read here do not overlap them), and the line
-	 * pointers are walked as the array they are.
+	 * pointers are walked as the array they are.  The bound starts as if
+	 * every line pointer kept MINIDB_LEGACY_RESERVE and comes down by what
+	 * each V3 record keeps less.
 	 */
 	uint32		upper = ((PageHeader) page)->pd_upper;
 	uint32		special = ((PageHeader) page)->pd_special;
 	ItemId		lps = PageGetItemId(page, FirstOffsetNumber);
 
+	if (bound_only)
+		reserve = (Size) maxoff * MINIDB_LEGACY_RESERVE;
 	for (int i = 0; i < maxoff; i++)
 	{
 		ItemIdData	lp = lps[i];
 		const char *rec;
 
 		if (!ItemIdIsNormal(&lp))
-			continue;
-		rec = reserve_record(page, &lp, upper, special);
-		if (rec == NULL)
-			reserve += MINIDB_LEGACY_RESERVE;
-		else if (!bound_only)
-			reserve += minidb_record_reserve(rec, ItemIdGetLength(&lp));
-		else if (minidb_record_format_of(rec) == MINIDB_FORMAT_V3)
 		{
-			/* the most the line pointers after this one may add */
-			Size		rest = (Size) (maxoff - i - 1) * MINIDB_LEGACY_RESERVE;
-
-			reserve += MINIDB_SLOT_RESERVE;
-			if (reserve + rest <= stop)
-				return reserve + rest;
+			if (bound_only)
+				reserve -= MINIDB_LEGACY_RESERVE;
+			continue;
 		}
-		else
-			reserve += MINIDB_LEGACY_RESERVE;
+		rec = reserve_record(page, &lp, upper, special);
+		if (!bound_only)
+			reserve += rec ? minidb_record_reserve_quick(rec,
+														 ItemIdGetLength(&lp)) :
+				MINIDB_LEGACY_RESERVE;
+		/* (V1 and V2 records' first bytes have other low bits) */
+		else if (rec &&
+				 ((uint8) rec[0] & MINIDB_R3_FORMAT_MASK) == MINIDB_FORMAT_V3)
+		{
+			reserve -= MINIDB_LEGACY_RESERVE - MINIDB_SLOT_RESERVE;
+			if (reserve <= stop)
+				return reserve;
+		}
 	}
 	return reserve;
 }
@@ -481,19 +486,51 @@ minidb_page_reserve(Page page)
 }
 
 /*
+ * What the line pointer at off adds to the page's reserve, as
+ * minidb_page_reserve counts it: for a writer that keeps a page's reserve
+ * through its change of the record at off (minidb_hio.c).
+ */
+Size
+minidb_page_item_reserve(Page page, OffsetNumber off)
+{
+	ItemId		lp = PageGetItemId(page, off);
+	const char *rec;
+
+	if (off > minidb_page_maxoff(page) || !ItemIdIsNormal(lp))
+		return 0;
+	rec = reserve_record(page, lp, ((PageHeader) page)->pd_upper,
+						 ((PageHeader) page)->pd_special);
+	if (rec == NULL)
+		return MINIDB_LEGACY_RESERVE;
+	return minidb_record_reserve_quick(rec, ItemIdGetLength(lp));
+}
+
+/*
  * Is the page's reserve at most limit?  Most pages being written have room
  * to spare, which a bound tells without reading every record's header:
  * first the line pointer count times the most any record keeps, then
  * page_reserve_sum's bound.  minidb_page_reserve sums it only when both are
  * over.  (The sanitizer build checks the bound it used against the sum.)
+ *
+ * With known non-NULL, the caller may know the reserve (*known is not
+ * MINIDB_RESERVE_UNKNOWN: it is used as it is) or wants it: where the first
+ * bound does not answer, the reserve is summed exactly and left in *known.
  */
 static bool
-page_reserve_within(Page page, Size limit)
+page_reserve_within(Page page, Size limit, Size *known)
 {
 	Size		bound = (Size) minidb_page_maxoff(page) * MINIDB_LEGACY_RESERVE;
 
-	if (bound > limit)
-		bound = page_reserve_sum(page, true, limit);
+	if (known && *known != MINIDB_RESERVE_UNKNOWN)
+		return *known <= limit;
+	if (bound <= limit)
+		return true;
+	if (known)
+	{
+		*known = minidb_page_reserve(page);
+		return *known <= limit;
+	}
+	bound = page_reserve_sum(page, true, limit);
 #ifdef MINIDB_CHECK_FAST_PATH
 	if (minidb_page_reserve(page) > bound)
 		elog(ERROR, "minidb page reserve %zu over its bound %zu",
@@ -520,10 +557,10 @@ minidb_page_free_for_insert(Page page)
  * Room for a new (V3) record taking needed bytes (its MAXALIGNed length,
  * plus any room the caller keeps free), its line pointer and the reserve
  * kept: minidb_page_free_for_insert(page) >= needed, without summing the
- * reserve when the page clearly has room.
+ * reserve when the page clearly has room.  known: see page_reserve_within.
  */
 bool
-minidb_page_room_for_insert(Page page, Size needed)
+minidb_page_room_for_insert_known(Page page, Size needed, Size *known)
 {
 	Size		space = PageGetFreeSpace(page);	/* minus one line pointer */
 
@@ -532,12 +569,23 @@ minidb_page_room_for_insert(Page page, Size needed)
 		return false;
 	if (space < needed + MINIDB_SLOT_RESERVE)
 		return false;
-	return page_reserve_within(page, space - needed - MINIDB_SLOT_RESERVE);
+	return page_reserve_within(page, space - needed - MINIDB_SLOT_RESERVE,
+							   known);
 }
 
-/* Room for the record at off to become newlen bytes, reserves kept */
 bool
-minidb_page_room_for_replace(Page page, OffsetNumber off, uint32 newlen)
+minidb_page_room_for_insert(Page page, Size needed)
+{
+	return minidb_page_room_for_insert_known(page, needed, NULL);
+}
+
+/*
+ * Room for the record at off to become newlen bytes, reserves kept (known:
+ * see page_reserve_within)
+ */
+bool
+minidb_page_room_for_replace_known(Page page, OffsetNumber off,
+								   uint32 newlen, Size *known)
 {
 	ItemId		lp = PageGetItemId(page, off);
 	Size		avail = PageGetExactFreeSpace(page) +
@@ -545,7 +593,13 @@ minidb_page_room_for_replace(Page page, OffsetNumber off, uint32 newlen)
 
 	if (avail < MAXALIGN(newlen))
 		return false;
-	return page_reserve_within(page, avail - MAXALIGN(newlen));
+	return page_reserve_within(page, avail - MAXALIGN(newlen), known);
+}
+
+bool
+minidb_page_room_for_replace(Page page, OffsetNumber off, uint32 newlen)
+{
+	return minidb_page_room_for_replace_known(page, off, newlen, NULL);
 }
 
 OffsetNumber

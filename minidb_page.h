@@ -74,6 +74,13 @@ extern Size minidb_page_free_for_insert(Page page);
 extern bool minidb_page_room_for_insert(Page page, Size needed);
 extern bool minidb_page_room_for_replace(Page page, OffsetNumber off,
 										 uint32 newlen);
+/* The same with the reserve known or wanted (see page_reserve_within) */
+#define MINIDB_RESERVE_UNKNOWN	((Size) -1)
+extern bool minidb_page_room_for_insert_known(Page page, Size needed,
+											  Size *known);
+extern bool minidb_page_room_for_replace_known(Page page, OffsetNumber off,
+											   uint32 newlen, Size *known);
+extern Size minidb_page_item_reserve(Page page, OffsetNumber off);
 extern OffsetNumber minidb_page_add_record(Page page, const char *rec,
 										   uint32 len);
 extern void minidb_page_replace_record(Page page, OffsetNumber off,

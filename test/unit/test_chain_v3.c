@@ -447,6 +447,7 @@ test_reserve(void)
 	uint32		worst[5] = {0, 0, 0, 0, 0};
 	int			shapes = 0;
 	int			own_short = 0;
+	int			quick_wrong = 0;
 
 	for (int depth = 1; depth <= 12; depth++)
 		for (int nulls = 0; nulls <= 2; nulls++)
@@ -480,6 +481,9 @@ test_reserve(void)
 					if (g > minidb_record_reserve(b.p, b.len))
 						own_short++;
 				}
+				if (minidb_record_reserve_quick(b.p, b.len) !=
+					minidb_record_reserve(b.p, b.len))
+					quick_wrong++;
 				/*
 				 * a locked record (its xmax there): what a DELETE, a move
 				 * and a partition move add (growth_of's 1, 2 and 4; 3 locks
@@ -495,6 +499,13 @@ test_reserve(void)
 					for (int w = 1; w <= 4; w += (w == 2 ? 2 : 1))
 						if (growth_of(&l, w) > minidb_record_reserve(l.p, l.len))
 							own_short++;
+					if (minidb_record_reserve_quick(l.p, l.len) !=
+						minidb_record_reserve(l.p, l.len))
+						quick_wrong++;
+					/* its header alone: what pruning leaves of a dead row */
+					if (minidb_record_reserve_quick(b.p, MINIDB_R3_INFO_PREFIX) !=
+						minidb_record_reserve(b.p, MINIDB_R3_INFO_PREFIX))
+						quick_wrong++;
 					pfree(l.p);
 				}
 				shapes++;
@@ -509,6 +520,9 @@ test_reserve(void)
 	ok(own_short == 0,
 	   "each record's own reserve (minidb_record_reserve) covers its growth: %d of %d short",
 	   own_short, shapes * 8);
+	ok(quick_wrong == 0,
+	   "minidb_record_reserve_quick agrees with minidb_record_reserve: %d of %d differ",
+	   quick_wrong, shapes * 3);
 }
 
 static TransactionId
