@@ -112,6 +112,18 @@ prepare_tuple(Relation rel, HeapTuple tup, HeapTuple oldtup, int options)
 }
 
 /*
+ * The most a one-version record holding v takes, in any format: the
+ * version as V1 and V2 store it (minidb_version_size: its header and
+ * bitmap MAXALIGNed, then the data) behind a V1/V2 record header, with a
+ * V2 directory entry and its padding; a V3 record keeps less in front of
+ * its data (12 bytes of fields, a 12-byte version header and the bitmap,
+ * padded to MAXALIGN).  The builders never write past the size they are
+ * given (an error, not an overrun), so a record is built in one pass.
+ */
+#define ONE_VERSION_RECORD_MAX(v) \
+	(minidb_version_size(v) + MINIDB_RECORD_HDRSZ + 2 * MAXIMUM_ALIGNOF)
+
+/*
  * Build a one-version record for tup in memory of the current context.
  * options may carry TABLE_INSERT_FROZEN (COPY FREEZE, into a table created
  * or truncated by this transaction): the version is then frozen from the
@@ -122,20 +134,34 @@ build_record(HeapTuple tup, TransactionId xid, CommandId cid, int options,
 			 const MinidbRecordEnd *extra, uint32 *len)
 {
 	MinidbVersionData v;
+	uint32		size;
 	char	   *rec;
 
 	minidb_version_from_tuple(tup, xid, cid, &v);
 	if (options & TABLE_INSERT_FROZEN)
 		v.flags |= MINIDB_V_XMIN_COMMITTED | MINIDB_V_FROZEN;
-	*len = minidb_record_build_ex(NULL, 0, &v, minidb_record_format, extra);
-	if (*len > MINIDB_MAX_RECORD_LEN)
-		ereport(ERROR,
-				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-				 errmsg("row is too big: size %u, maximum size %zu",
-						*len, (Size) MINIDB_MAX_RECORD_LEN)));
-	rec = palloc(MAXALIGN(*len));
-	*len = minidb_record_build_ex(rec, MAXALIGN(*len), &v,
-								  minidb_record_format, extra);
+	size = MAXALIGN(ONE_VERSION_RECORD_MAX(&v));
+	if (size > MINIDB_MAX_RECORD_LEN)
+	{
+		/* perhaps too big for a page: sized first, to refuse it as such */
+		*len = minidb_record_build_ex(NULL, 0, &v, minidb_record_format,
+									  extra);
+		if (*len > MINIDB_MAX_RECORD_LEN)
+			ereport(ERROR,
+					(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+					 errmsg("row is too big: size %u, maximum size %zu",
+							*len, (Size) MINIDB_MAX_RECORD_LEN)));
+		size = MAXALIGN(*len);
+	}
+	rec = palloc(size);
+	*len = minidb_record_build_ex(rec, size, &v, minidb_record_format, extra);
+#ifdef MINIDB_CHECK_FAST_PATH
+	if (*len != minidb_record_build_ex(NULL, 0, &v, minidb_record_format,
+									   extra))
+		elog(ERROR, "minidb record built in %u bytes, sized at %u", *len,
+			 minidb_record_build_ex(NULL, 0, &v, minidb_record_format,
+									extra));
+#endif
 	return rec;
 }
 
