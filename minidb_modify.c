@@ -127,11 +127,13 @@ prepare_tuple(Relation rel, HeapTuple tup, HeapTuple oldtup, int options)
  * Build a one-version record for tup in memory of the current context.
  * options may carry TABLE_INSERT_FROZEN (COPY FREEZE, into a table created
  * or truncated by this transaction): the version is then frozen from the
- * start, as heap freezes such tuples.
+ * start, as heap freezes such tuples.  *vp (if vp) gets the version the
+ * record was built from, its data and bitmap in tup: what an INSERT logs.
  */
 static char *
-build_record(HeapTuple tup, TransactionId xid, CommandId cid, int options,
-			 const MinidbRecordEnd *extra, uint32 *len)
+build_record_from(HeapTuple tup, TransactionId xid, CommandId cid,
+				  int options, const MinidbRecordEnd *extra, uint32 *len,
+				  MinidbVersionData *vp)
 {
 	MinidbVersionData v;
 	uint32		size;
@@ -140,6 +142,8 @@ build_record(HeapTuple tup, TransactionId xid, CommandId cid, int options,
 	minidb_version_from_tuple(tup, xid, cid, &v);
 	if (options & TABLE_INSERT_FROZEN)
 		v.flags |= MINIDB_V_XMIN_COMMITTED | MINIDB_V_FROZEN;
+	if (vp)
+		*vp = v;
 	size = MAXALIGN(ONE_VERSION_RECORD_MAX(&v));
 	if (size > MINIDB_MAX_RECORD_LEN)
 	{
@@ -163,6 +167,13 @@ build_record(HeapTuple tup, TransactionId xid, CommandId cid, int options,
 									extra));
 #endif
 	return rec;
+}
+
+static char *
+build_record(HeapTuple tup, TransactionId xid, CommandId cid, int options,
+			 const MinidbRecordEnd *extra, uint32 *len)
+{
+	return build_record_from(tup, xid, cid, options, extra, len, NULL);
 }
 
 StaticAssertDecl(MINIDB_SPEC_TOKEN_OFFSET == SpecTokenOffsetNumber,
@@ -446,6 +457,7 @@ insert_row(Relation rel, TupleTableSlot *slot, CommandId cid, int options,
 	HeapTuple	heaptup;
 	MinidbPageWrite w;
 	MinidbReserveChange rc;
+	MinidbVersionData v;		/* the record's version, for its WAL */
 	Buffer		buffer;
 	Page		page;
 	bool		is_new;
@@ -466,17 +478,18 @@ insert_row(Relation rel, TupleTableSlot *slot, CommandId cid, int options,
 		ItemPointerSet(&token, spec_token, SpecTokenOffsetNumber);
 		extra.successor = &token;
 		extra.spec = true;
-		rec = build_record(heaptup, xid, cid, options, &extra, &len);
+		rec = build_record_from(heaptup, xid, cid, options, &extra, &len,
+								&v);
 	}
 	else
-		rec = build_record(heaptup, xid, cid, options, NULL, &len);
+		rec = build_record_from(heaptup, xid, cid, options, NULL, &len, &v);
 
 	CheckForSerializableConflictIn(rel, NULL, InvalidBlockNumber);
 	buffer = minidb_buffer_for_insert(rel, len, bistate, InvalidBuffer,
 									  &is_new);
 	minidb_reserve_change_begin(&rc, rel, buffer, InvalidOffsetNumber);
 	if (minidb_custom_wal)
-		off = minidb_log_insert(rel, buffer, is_new, rec, len);
+		off = minidb_log_insert(rel, buffer, is_new, rec, len, &v);
 	else
 	{
 		minidb_write_begin(&w, rel);

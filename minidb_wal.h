@@ -55,7 +55,8 @@ extern ItemPointerData minidb_log_move(Relation rel, Buffer oldbuf,
 									   uint32 newlen);
 extern OffsetNumber minidb_log_insert(Relation rel, Buffer buffer,
 									  bool is_new, const char *rec,
-									  uint32 len);
+									  uint32 len,
+									  const MinidbVersionData *v);
 extern void minidb_log_prepend(Relation rel, Buffer buffer, OffsetNumber off,
 							   const bool *keep, int nversions,
 							   const MinidbWritePlan *wp,

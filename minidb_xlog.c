@@ -304,12 +304,16 @@ minidb_log_prepend_built(Relation rel, Buffer buffer, OffsetNumber off,
  * Add rec (len bytes, a record minidb_record_build made: one version, no
  * locker, a speculative token at most) to an exclusively locked buffer
  * that has room for it, and log it as one INSERT record: the version
- * compactly, as heap logs a tuple without its header.  A new page (is_new,
- * or a page left all-zero) is initialized here.  Returns the offset.
+ * compactly, as heap logs a tuple without its header.  v is the version
+ * rec was built from (minidb_record_build_ex in rec's format, with its
+ * token for a speculative insertion): what replay rebuilds rec from, so it
+ * is logged as given, without reading it back off rec.  A new page
+ * (is_new, or a page left all-zero) is initialized here.  Returns the
+ * offset.
  */
 OffsetNumber
 minidb_log_insert(Relation rel, Buffer buffer, bool is_new, const char *rec,
-				  uint32 len)
+				  uint32 len, const MinidbVersionData *v)
 {
 	Page		page = BufferGetPage(buffer);
 	BlockNumber blkno = BufferGetBlockNumber(buffer);
@@ -319,39 +323,38 @@ minidb_log_insert(Relation rel, Buffer buffer, bool is_new, const char *rec,
 	uint32		token = minidb_record_spec_token(rec);
 	bool		spec = (token != 0);
 	Buffer		vmbuffer = InvalidBuffer;
-	MinidbLockers lk;
-	ItemPointerData succ;
-	bool		moved_part;
-	MinidbChainIter it;
-	MinidbVersionRef ref;
-	MinidbChainError err;
-	bool		damaged = false;
-	MinidbVersionData v;
 	char	   *vbytes;
 	uint32		vlen;
 	OffsetNumber off;
 
+#if defined(USE_ASSERT_CHECKING) || defined(MINIDB_CHECK_FAST_PATH)
+
 	/*
 	 * Replay rebuilds the record from its version, its format and the
 	 * token (redo_insert): it must be what that build gives -- one data
-	 * version, no lockers, no end, no successor.
+	 * version, no lockers, no end, no successor -- and v what the record
+	 * holds.
 	 */
-	minidb_record_get_lockers(rec, &lk);
-	if (format == 0 || minidb_record_nversions(rec, len) != 1 ||
-		TransactionIdIsValid(lk.xid) || minidb_record_has_end(rec) ||
-		minidb_record_get_successor(rec, &succ, &moved_part) || moved_part ||
-		!minidb_chain_iter_init(&it, (char *) rec, len, &err) ||
-		!minidb_chain_iter_next(&it, &ref, &err, &damaged) ||
-		(ref.vh->vh_flags & (MINIDB_V_NODATA_MASK | MINIDB_V_VIRTUAL)))
-		elog(ERROR, "minidb_log_insert: not a new record");
-	minidb_version_get(rec, &ref, &v);
-	vbytes = cversion_bytes(&v, NULL, &vlen);
-#ifdef USE_ASSERT_CHECKING
 	{
+		MinidbLockers lk;
+		ItemPointerData succ;
+		bool		moved_part;
+		MinidbChainIter it;
+		MinidbVersionRef ref;
+		MinidbChainError err;
+		bool		damaged = false;
 		MinidbRecordEnd extra;
 		ItemPointerData tokentid;
 		char	   *again = palloc(MAXALIGN(len));
 
+		minidb_record_get_lockers(rec, &lk);
+		if (format == 0 || minidb_record_nversions(rec, len) != 1 ||
+			TransactionIdIsValid(lk.xid) || minidb_record_has_end(rec) ||
+			minidb_record_get_successor(rec, &succ, &moved_part) || moved_part ||
+			!minidb_chain_iter_init(&it, (char *) rec, len, &err) ||
+			!minidb_chain_iter_next(&it, &ref, &err, &damaged) ||
+			(ref.vh->vh_flags & (MINIDB_V_NODATA_MASK | MINIDB_V_VIRTUAL)))
+			elog(ERROR, "minidb_log_insert: not a new record");
 		memset(&extra, 0, sizeof(extra));
 		if (spec)
 		{
@@ -359,12 +362,31 @@ minidb_log_insert(Relation rel, Buffer buffer, bool is_new, const char *rec,
 			extra.successor = &tokentid;
 			extra.spec = true;
 		}
-		Assert(minidb_record_build_ex(again, MAXALIGN(len), &v, format,
-									  &extra) == len &&
-			   memcmp(again, rec, len) == 0);
+		if (minidb_record_build_ex(again, MAXALIGN(len), v, format,
+								   &extra) != len ||
+			memcmp(again, rec, len) != 0)
+			elog(ERROR, "minidb_log_insert: the record is not its version's");
 		pfree(again);
+		/* ... and logs what reading the version back would log */
+		{
+			MinidbVersionData parsed;
+			char	   *given;
+			char	   *read;
+			uint32		givenlen;
+			uint32		readlen;
+
+			minidb_version_get(rec, &ref, &parsed);
+			given = cversion_bytes(v, NULL, &givenlen);
+			read = cversion_bytes(&parsed, NULL, &readlen);
+			if (givenlen != readlen || memcmp(given, read, givenlen) != 0 ||
+				parsed.xmin != v->xmin)
+				elog(ERROR, "minidb_log_insert: the version given is not the record's");
+			pfree(given);
+			pfree(read);
+		}
 	}
 #endif
+	vbytes = cversion_bytes(v, NULL, &vlen);
 	if (clear_vm)
 		visibilitymap_pin(rel, blkno, &vmbuffer);
 
@@ -389,13 +411,13 @@ minidb_log_insert(Relation rel, Buffer buffer, bool is_new, const char *rec,
 		xlrec.flags = (init ? XLMI_INIT_PAGE : 0) |
 			(clear_vm ? XLMI_VM_CLEARED : 0) |
 			(spec ? XLMI_SPECULATIVE : 0) |
-			(v.xmin != GetCurrentTransactionIdIfAny() ? XLMI_XMIN : 0);
+			(v->xmin != GetCurrentTransactionIdIfAny() ? XLMI_XMIN : 0);
 		XLogBeginInsert();
 		XLogRegisterData((char *) &xlrec, SizeOfMinidbInsert);
 		if (spec)
 			XLogRegisterData((char *) &token, sizeof(token));
 		if (xlrec.flags & XLMI_XMIN)
-			XLogRegisterData((char *) &v.xmin, sizeof(TransactionId));
+			XLogRegisterData((char *) &v->xmin, sizeof(TransactionId));
 		XLogRegisterBuffer(0, buffer, REGBUF_STANDARD |
 						   (init ? REGBUF_WILL_INIT : 0));
 		XLogRegisterBufData(0, vbytes, vlen);
