@@ -156,60 +156,83 @@ memo_keep(ReserveMemo *m, Relation rel, Buffer buffer, BlockNumber blkno,
 	m->reserve = reserve;
 }
 
+/*
+ * Is the reserve of the page of a locked buffer at most limit, its reserve
+ * remembered?  With rc, ready for minidb_reserve_change_end after a change
+ * of the record at off (InvalidOffsetNumber: a record added) when the memo
+ * holds the page's reserve.
+ */
+static bool
+memo_reserve_within(Relation rel, Buffer buffer, Size limit,
+					MinidbReserveChange *rc, OffsetNumber off)
+{
+	Page		page = BufferGetPage(buffer);
+	ReserveMemo *m;
+	BlockNumber blkno;
+	Size		reserve = memo_reserve(rel, buffer, &m, &blkno);
+	bool		room;
+
+	room = minidb_page_reserve_within(page, limit,
+									  memo_wanted(m, rel, blkno) ?
+									  &reserve : NULL);
+	memo_keep(m, rel, buffer, blkno, reserve);
+	if (rc && reserve != MINIDB_RESERVE_UNKNOWN)
+	{
+		rc->lsn = PageGetLSN(page);
+		rc->reserve = reserve;
+		if (off != InvalidOffsetNumber)
+			rc->reserve -= minidb_page_item_reserve(page, off);
+	}
+	return room;
+}
+
 /* minidb_page_room_for_insert for a locked buffer, its reserve remembered */
 bool
 minidb_buffer_room_for_insert(Relation rel, Buffer buffer, Size needed)
 {
-	ReserveMemo *m;
-	BlockNumber blkno;
-	Size		reserve = memo_reserve(rel, buffer, &m, &blkno);
-	bool		room;
+	Page		page = BufferGetPage(buffer);
+	Size		limit;
 
-	room = minidb_page_room_for_insert_known(BufferGetPage(buffer), needed,
-											 memo_wanted(m, rel, blkno) ?
-											 &reserve : NULL);
-	memo_keep(m, rel, buffer, blkno, reserve);
-	return room;
-}
-
-/* minidb_page_room_for_replace for a locked buffer, its reserve remembered */
-bool
-minidb_buffer_room_for_replace(Relation rel, Buffer buffer, OffsetNumber off,
-							   uint32 newlen)
-{
-	ReserveMemo *m;
-	BlockNumber blkno;
-	Size		reserve = memo_reserve(rel, buffer, &m, &blkno);
-	bool		room;
-
-	room = minidb_page_room_for_replace_known(BufferGetPage(buffer), off,
-											  newlen,
-											  memo_wanted(m, rel, blkno) ?
-											  &reserve : NULL);
-	memo_keep(m, rel, buffer, blkno, reserve);
-	return room;
+	if (!minidb_page_insert_limit(page, needed, &limit))
+		return false;
+	return minidb_page_reserve_clearly_within(page, limit) ||
+		memo_reserve_within(rel, buffer, limit, NULL, InvalidOffsetNumber);
 }
 
 /*
- * Before a change to the exclusively locked buffer that replaces the
- * record at off (InvalidOffsetNumber: that adds one) and nothing else:
- * the page's reserve without that record's part, if remembered.
+ * minidb_page_room_for_replace for a locked buffer, its reserve remembered;
+ * rc is set for minidb_reserve_change_end, to follow a change that
+ * replaces the record at off (and nothing else) by one of newlen bytes.
+ * (A page with room to spare needs no reserve, and none is remembered.)
+ */
+bool
+minidb_buffer_room_for_replace(Relation rel, Buffer buffer, OffsetNumber off,
+							   uint32 newlen, MinidbReserveChange *rc)
+{
+	Page		page = BufferGetPage(buffer);
+	Size		limit;
+
+	rc->lsn = InvalidXLogRecPtr;
+	if (!minidb_page_replace_limit(page, off, newlen, &limit))
+		return false;
+	return minidb_page_reserve_clearly_within(page, limit) ||
+		memo_reserve_within(rel, buffer, limit, rc, off);
+}
+
+/*
+ * Before a change to the exclusively locked buffer that adds a record and
+ * nothing else: the page's reserve, if remembered.
  */
 void
 minidb_reserve_change_begin(MinidbReserveChange *rc, Relation rel,
-							Buffer buffer, OffsetNumber off)
+							Buffer buffer)
 {
 	ReserveMemo *m;
 	BlockNumber blkno;
-	Size		reserve = memo_reserve(rel, buffer, &m, &blkno);
 
-	rc->lsn = InvalidXLogRecPtr;
-	if (reserve == MINIDB_RESERVE_UNKNOWN)
-		return;
-	rc->lsn = PageGetLSN(BufferGetPage(buffer));
-	rc->reserve = reserve;
-	if (off != InvalidOffsetNumber)
-		rc->reserve -= minidb_page_item_reserve(BufferGetPage(buffer), off);
+	rc->reserve = memo_reserve(rel, buffer, &m, &blkno);
+	rc->lsn = rc->reserve == MINIDB_RESERVE_UNKNOWN ? InvalidXLogRecPtr :
+		PageGetLSN(BufferGetPage(buffer));
 }
 
 /*

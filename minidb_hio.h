@@ -19,8 +19,6 @@
 /* Room on a locked buffer's page, its reserve remembered (minidb_hio.c) */
 extern bool minidb_buffer_room_for_insert(Relation rel, Buffer buffer,
 										  Size needed);
-extern bool minidb_buffer_room_for_replace(Relation rel, Buffer buffer,
-										   OffsetNumber off, uint32 newlen);
 
 /* A writer's change that keeps its page's remembered reserve */
 typedef struct MinidbReserveChange
@@ -29,9 +27,11 @@ typedef struct MinidbReserveChange
 	Size		reserve;		/* without the changed record's part */
 } MinidbReserveChange;
 
+extern bool minidb_buffer_room_for_replace(Relation rel, Buffer buffer,
+										   OffsetNumber off, uint32 newlen,
+										   MinidbReserveChange *rc);
 extern void minidb_reserve_change_begin(MinidbReserveChange *rc,
-										Relation rel, Buffer buffer,
-										OffsetNumber off);
+										Relation rel, Buffer buffer);
 extern void minidb_reserve_change_end(const MinidbReserveChange *rc,
 									  Relation rel, Buffer buffer,
 									  OffsetNumber off);

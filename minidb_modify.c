@@ -487,7 +487,7 @@ insert_row(Relation rel, TupleTableSlot *slot, CommandId cid, int options,
 	CheckForSerializableConflictIn(rel, NULL, InvalidBlockNumber);
 	buffer = minidb_buffer_for_insert(rel, len, bistate, InvalidBuffer,
 									  &is_new);
-	minidb_reserve_change_begin(&rc, rel, buffer, InvalidOffsetNumber);
+	minidb_reserve_change_begin(&rc, rel, buffer);
 	if (minidb_custom_wal)
 		off = minidb_log_insert(rel, buffer, is_new, rec, len, &v);
 	else
@@ -792,7 +792,7 @@ make_room_in_place(Relation rel, Buffer buffer, OffsetNumber off,
 	newlen = minidb_record_prepend_size_ex(rec, len, v, *format, NULL);
 	if (newlen > MINIDB_MAX_RECORD_LEN)
 		return false;
-	if (minidb_buffer_room_for_replace(rel, buffer, off, newlen))
+	if (minidb_page_room_for_replace(page, off, newlen))
 		return true;
 	if (!minidb_page_worth_pruning(rel, page))
 		return false;
@@ -826,14 +826,12 @@ prepend_if_it_fits(Relation rel, Buffer buffer, OffsetNumber off,
 	uint32		newlen;
 	char	   *newrec = minidb_prepend_build(page, off, keep, v, format, NULL,
 											  &newlen);
+	MinidbReserveChange rc;
 	bool		fits = newlen <= MINIDB_MAX_RECORD_LEN &&
-		minidb_buffer_room_for_replace(rel, buffer, off, newlen);
+		minidb_buffer_room_for_replace(rel, buffer, off, newlen, &rc);
 
 	if (fits)
 	{
-		MinidbReserveChange rc;
-
-		minidb_reserve_change_begin(&rc, rel, buffer, off);
 		minidb_log_prepend_built(rel, buffer, off, keep, n, &wp, v, format,
 								 NULL, newrec, newlen);
 		minidb_reserve_change_end(&rc, rel, buffer, off);

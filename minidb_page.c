@@ -516,15 +516,15 @@ minidb_page_item_reserve(Page page, OffsetNumber off)
  * MINIDB_RESERVE_UNKNOWN: it is used as it is) or wants it: where the first
  * bound does not answer, the reserve is summed exactly and left in *known.
  */
-static bool
-page_reserve_within(Page page, Size limit, Size *known)
+bool
+minidb_page_reserve_within(Page page, Size limit, Size *known)
 {
-	Size		bound = (Size) minidb_page_maxoff(page) * MINIDB_LEGACY_RESERVE;
+	Size		bound;
 
+	if (minidb_page_reserve_clearly_within(page, limit))
+		return true;
 	if (known && *known != MINIDB_RESERVE_UNKNOWN)
 		return *known <= limit;
-	if (bound <= limit)
-		return true;
 	if (known)
 	{
 		*known = minidb_page_reserve(page);
@@ -557,10 +557,12 @@ minidb_page_free_for_insert(Page page)
  * Room for a new (V3) record taking needed bytes (its MAXALIGNed length,
  * plus any room the caller keeps free), its line pointer and the reserve
  * kept: minidb_page_free_for_insert(page) >= needed, without summing the
- * reserve when the page clearly has room.  known: see page_reserve_within.
+ * reserve when the page clearly has room.  In two steps for a writer that
+ * may know the reserve (minidb_hio.c): whether the bytes fit, and if so
+ * the most the reserve may be (*limit), then minidb_page_reserve_within.
  */
 bool
-minidb_page_room_for_insert_known(Page page, Size needed, Size *known)
+minidb_page_insert_limit(Page page, Size needed, Size *limit)
 {
 	Size		space = PageGetFreeSpace(page);	/* minus one line pointer */
 
@@ -569,23 +571,23 @@ minidb_page_room_for_insert_known(Page page, Size needed, Size *known)
 		return false;
 	if (space < needed + MINIDB_SLOT_RESERVE)
 		return false;
-	return page_reserve_within(page, space - needed - MINIDB_SLOT_RESERVE,
-							   known);
+	*limit = space - needed - MINIDB_SLOT_RESERVE;
+	return true;
 }
 
 bool
 minidb_page_room_for_insert(Page page, Size needed)
 {
-	return minidb_page_room_for_insert_known(page, needed, NULL);
+	Size		limit;
+
+	return minidb_page_insert_limit(page, needed, &limit) &&
+		minidb_page_reserve_within(page, limit, NULL);
 }
 
-/*
- * Room for the record at off to become newlen bytes, reserves kept (known:
- * see page_reserve_within)
- */
+/* Room for the record at off to become newlen bytes, reserves kept */
 bool
-minidb_page_room_for_replace_known(Page page, OffsetNumber off,
-								   uint32 newlen, Size *known)
+minidb_page_replace_limit(Page page, OffsetNumber off, uint32 newlen,
+						  Size *limit)
 {
 	ItemId		lp = PageGetItemId(page, off);
 	Size		avail = PageGetExactFreeSpace(page) +
@@ -593,13 +595,17 @@ minidb_page_room_for_replace_known(Page page, OffsetNumber off,
 
 	if (avail < MAXALIGN(newlen))
 		return false;
-	return page_reserve_within(page, avail - MAXALIGN(newlen), known);
+	*limit = avail - MAXALIGN(newlen);
+	return true;
 }
 
 bool
 minidb_page_room_for_replace(Page page, OffsetNumber off, uint32 newlen)
 {
-	return minidb_page_room_for_replace_known(page, off, newlen, NULL);
+	Size		limit;
+
+	return minidb_page_replace_limit(page, off, newlen, &limit) &&
+		minidb_page_reserve_within(page, limit, NULL);
 }
 
 OffsetNumber

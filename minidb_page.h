@@ -74,13 +74,20 @@ extern Size minidb_page_free_for_insert(Page page);
 extern bool minidb_page_room_for_insert(Page page, Size needed);
 extern bool minidb_page_room_for_replace(Page page, OffsetNumber off,
 										 uint32 newlen);
-/* The same with the reserve known or wanted (see page_reserve_within) */
+/* The same in two steps, for a writer that may know the reserve */
 #define MINIDB_RESERVE_UNKNOWN	((Size) -1)
-extern bool minidb_page_room_for_insert_known(Page page, Size needed,
-											  Size *known);
-extern bool minidb_page_room_for_replace_known(Page page, OffsetNumber off,
-											   uint32 newlen, Size *known);
+extern bool minidb_page_insert_limit(Page page, Size needed, Size *limit);
+extern bool minidb_page_replace_limit(Page page, OffsetNumber off,
+									  uint32 newlen, Size *limit);
+extern bool minidb_page_reserve_within(Page page, Size limit, Size *known);
 extern Size minidb_page_item_reserve(Page page, OffsetNumber off);
+
+/* The page's reserve is at most limit whatever its records hold */
+static inline bool
+minidb_page_reserve_clearly_within(Page page, Size limit)
+{
+	return (Size) PageGetMaxOffsetNumber(page) * MINIDB_LEGACY_RESERVE <= limit;
+}
 extern OffsetNumber minidb_page_add_record(Page page, const char *rec,
 										   uint32 len);
 extern void minidb_page_replace_record(Page page, OffsetNumber off,
