@@ -640,6 +640,23 @@ minidb_page_record(Relation rel, Buffer buffer, OffsetNumber off,
 	const char *why;
 	char	   *rec;
 
+	/* the common case first (a -DMINIDB_CHECK_FAST_PATH build checks it) */
+	rec = minidb_page_record_plain(BufferGetPage(buffer), off, len);
+	if (likely(rec != NULL))
+	{
+#ifdef MINIDB_CHECK_FAST_PATH
+		char	   *item;
+		uint32		itemlen;
+
+		if (minidb_page_item(BufferGetPage(buffer), off, &item, &itemlen,
+							 &why) != MINIDB_ITEM_RECORD ||
+			item != rec || itemlen != *len)
+			elog(ERROR, "minidb_page_record_plain took item %u of block %u of \"%s\" for a record minidb_page_item does not see",
+				 off, BufferGetBlockNumber(buffer),
+				 RelationGetRelationName(rel));
+#endif
+		return rec;
+	}
 	switch (minidb_page_item(BufferGetPage(buffer), off, &rec, len, &why))
 	{
 		case MINIDB_ITEM_RECORD:
