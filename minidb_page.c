@@ -84,21 +84,25 @@ minidb_page_shared_record(Page page, OffsetNumber *first)
 	OffsetNumber maxoff = minidb_page_maxoff(page);
 	uint32		below = PG_UINT32_MAX;
 	ItemId		lps = PageGetItemId(page, FirstOffsetNumber);
+	ItemId		lp;
 	OffsetNumber off;
-	int			i;
 
-	/* every read checks its page: the line pointer array as an array */
-	for (i = 0; i < maxoff; i++)
+	/*
+	 * Every read checks its page: the line pointer array as an array, one
+	 * load and one test of the flags per line pointer
+	 */
+	for (lp = lps; lp < lps + maxoff; lp++)
 	{
-		ItemIdData	lp = lps[i];
+		uint32		start = ItemIdGetOffset(lp);
 
-		if (!ItemIdIsNormal(&lp))
-			continue;
-		if (ItemIdGetOffset(&lp) >= below)
-			break;
-		below = ItemIdGetOffset(&lp);
+		if (ItemIdIsNormal(lp))
+		{
+			if (start >= below)
+				break;
+			below = start;
+		}
 	}
-	if (i >= maxoff)
+	if (lp >= lps + maxoff)
 		return InvalidOffsetNumber;
 
 	memset(seen, 0, sizeof(seen));
@@ -443,21 +447,20 @@ page_reserve_sum(Page page, bool bound_only, Size stop)
 
 	if (bound_only)
 		reserve = (Size) maxoff * MINIDB_LEGACY_RESERVE;
-	for (int i = 0; i < maxoff; i++)
+	for (ItemId lp = lps; lp < lps + maxoff; lp++)
 	{
-		ItemIdData	lp = lps[i];
 		const char *rec;
 
-		if (!ItemIdIsNormal(&lp))
+		if (!ItemIdIsNormal(lp))
 		{
 			if (bound_only)
 				reserve -= MINIDB_LEGACY_RESERVE;
 			continue;
 		}
-		rec = reserve_record(page, &lp, upper, special);
+		rec = reserve_record(page, lp, upper, special);
 		if (!bound_only)
 			reserve += rec ? minidb_record_reserve_quick(rec,
-														 ItemIdGetLength(&lp)) :
+														 ItemIdGetLength(lp)) :
 				MINIDB_LEGACY_RESERVE;
 		/* (V1 and V2 records' first bytes have other low bits) */
 		else if (rec &&
