@@ -193,15 +193,18 @@ bistate_remember(BulkInsertState bistate, Buffer buffer)
 
 /*
  * The pruning plan for the record at off before a version is prepended:
- * keep[] (palloc'd, *n entries), or NULL when nothing would go.  Pruning
- * also drops versions whose transaction aborted: an aborted "moved" marker
- * must not end up below a new head.  *wp (if given) gets what the WAL
- * record of the write needs from the record, read off the plan's walk (its
- * conflict invalid when nothing goes).
+ * keep[] (*n entries: in local when they fit there, else palloc'd; see
+ * free_keep), or NULL when nothing would go.  Pruning also drops versions
+ * whose transaction aborted: an aborted "moved" marker must not end up
+ * below a new head.  *wp (if given) gets what the WAL record of the write
+ * needs from the record, read off the plan's walk (its conflict invalid
+ * when nothing goes).
  */
+#define KEEP_LOCAL	32
+
 static bool *
 prune_plan_for(Relation rel, Page page, OffsetNumber off, Buffer buffer,
-			   int *n, MinidbWritePlan *wp)
+			   int *n, MinidbWritePlan *wp, bool local[KEEP_LOCAL])
 {
 	uint32		len;
 	char	   *rec = minidb_image_record(page, off, &len);
@@ -215,7 +218,7 @@ prune_plan_for(Relation rel, Page page, OffsetNumber off, Buffer buffer,
 	 * once: Min and Max would read the header up to four times.)
 	 */
 	declared = Min(Max(declared, 1), MINIDB_MAX_VERSIONS);
-	keep = palloc(sizeof(bool) * declared);
+	keep = declared <= KEEP_LOCAL ? local : palloc(sizeof(bool) * declared);
 	nkeep = minidb_prune_plan(rec, len, GlobalVisTestFor(rel), buffer, keep,
 							  &rp);
 	*n = rp.nversions;
@@ -238,8 +241,17 @@ prune_plan_for(Relation rel, Page page, OffsetNumber off, Buffer buffer,
 			wp->conflict = rp.horizon;
 		return keep;
 	}
-	pfree(keep);
+	if (keep != local)
+		pfree(keep);
 	return NULL;
+}
+
+/* Let go of prune_plan_for's keep[] */
+static inline void
+free_keep(bool *keep, const bool *local)
+{
+	if (keep && keep != local)
+		pfree(keep);
 }
 
 /*
@@ -272,15 +284,16 @@ page_prepend(Relation rel, Page page, OffsetNumber off,
 			 const MinidbRecordEnd *extra)
 {
 	int			n;
-	bool	   *keep = prune_plan_for(rel, page, off, InvalidBuffer, &n, NULL);
+	bool		local[KEEP_LOCAL];
+	bool	   *keep = prune_plan_for(rel, page, off, InvalidBuffer, &n, NULL,
+									  local);
 	uint32		len;
 	char	   *rec;
 
 	rec = minidb_prepend_build(page, off, keep, v, format, extra, &len);
 	minidb_prepend_place(page, off, rec, len, v->xmin);
 	pfree(rec);
-	if (keep)
-		pfree(keep);
+	free_keep(keep, local);
 }
 
 /*
@@ -299,12 +312,12 @@ prepend_version(Relation rel, Buffer buffer, OffsetNumber off,
 	{
 		int			n;
 		MinidbWritePlan wp;
+		bool		local[KEEP_LOCAL];
 		bool	   *keep = prune_plan_for(rel, BufferGetPage(buffer), off,
-										  buffer, &n, &wp);
+										  buffer, &n, &wp, local);
 
 		minidb_log_prepend(rel, buffer, off, keep, n, &wp, v, format, extra);
-		if (keep)
-			pfree(keep);
+		free_keep(keep, local);
 		return;
 	}
 	minidb_page_record_validate(rel, buffer, off);
@@ -822,7 +835,8 @@ prepend_if_it_fits(Relation rel, Buffer buffer, OffsetNumber off,
 	int			format = write_format(rec, len, v, NULL);
 	int			n;
 	MinidbWritePlan wp;
-	bool	   *keep = prune_plan_for(rel, page, off, buffer, &n, &wp);
+	bool		local[KEEP_LOCAL];
+	bool	   *keep = prune_plan_for(rel, page, off, buffer, &n, &wp, local);
 	uint32		newlen;
 	char	   *newrec = minidb_prepend_build(page, off, keep, v, format, NULL,
 											  &newlen);
@@ -838,8 +852,7 @@ prepend_if_it_fits(Relation rel, Buffer buffer, OffsetNumber off,
 	}
 	else
 		pfree(newrec);
-	if (keep)
-		pfree(keep);
+	free_keep(keep, local);
 	return fits;
 }
 
@@ -867,6 +880,7 @@ move_compact(UpdateTarget *ut, const MinidbVersionData *marker, int format,
 	Page		page = BufferGetPage(ut->buffer);
 	Buffer		newbuf = ut->buffer;
 	bool		is_new = false;
+	bool		local[KEEP_LOCAL];
 	bool	   *keep;
 	int			n;
 	MinidbWritePlan wp;
@@ -875,13 +889,12 @@ move_compact(UpdateTarget *ut, const MinidbVersionData *marker, int format,
 	if (!minidb_page_room_for_insert(page, MAXALIGN(newlen)))
 		newbuf = minidb_buffer_for_insert(rel, newlen, NULL, ut->buffer,
 										  &is_new);
-	keep = prune_plan_for(rel, page, off, ut->buffer, &n, &wp);
+	keep = prune_plan_for(rel, page, off, ut->buffer, &n, &wp, local);
 	newtid = minidb_log_move(rel, ut->buffer, off, keep, n, wp.conflict,
 							 marker, format, newbuf, is_new, newrec, newlen);
 	if (newbuf != ut->buffer)
 		UnlockReleaseBuffer(newbuf);
-	if (keep)
-		pfree(keep);
+	free_keep(keep, local);
 	return newtid;
 }
 

@@ -707,6 +707,21 @@ minidb_image_record(Page image, OffsetNumber off, uint32 *len)
 	const char *why = "no record";
 	char	   *rec;
 
+	/* the common case first (a -DMINIDB_CHECK_FAST_PATH build checks it) */
+	rec = minidb_page_record_plain(image, off, len);
+	if (likely(rec != NULL))
+	{
+#ifdef MINIDB_CHECK_FAST_PATH
+		char	   *item;
+		uint32		itemlen;
+
+		if (minidb_page_item(image, off, &item, &itemlen, &why) !=
+			MINIDB_ITEM_RECORD || item != rec || itemlen != *len)
+			elog(ERROR, "minidb_page_record_plain took item %u of a page image for a record minidb_page_item does not see",
+				 off);
+#endif
+		return rec;
+	}
 	if (minidb_page_item(image, off, &rec, len, &why) != MINIDB_ITEM_RECORD)
 		elog(ERROR, "minidb page image has no record at offset %u: %s",
 			 off, why);
