@@ -158,9 +158,9 @@ memo_keep(ReserveMemo *m, Relation rel, Buffer buffer, BlockNumber blkno,
 
 /*
  * Is the reserve of the page of a locked buffer at most limit, its reserve
- * remembered?  With rc, ready for minidb_reserve_change_end after a change
- * of the record at off (InvalidOffsetNumber: a record added) when the memo
- * holds the page's reserve.
+ * remembered?  With rc, when it is and the memo holds the page's reserve,
+ * ready for minidb_reserve_change_end after a change of the record at off
+ * (InvalidOffsetNumber: a record added); rc is left alone otherwise.
  */
 static bool
 memo_reserve_within(Relation rel, Buffer buffer, Size limit,
@@ -176,7 +176,8 @@ memo_reserve_within(Relation rel, Buffer buffer, Size limit,
 									  memo_wanted(m, rel, blkno) ?
 									  &reserve : NULL);
 	memo_keep(m, rel, buffer, blkno, reserve);
-	if (rc && reserve != MINIDB_RESERVE_UNKNOWN)
+	/* (no room: the page is not written, or only after a prune) */
+	if (rc && room && reserve != MINIDB_RESERVE_UNKNOWN)
 	{
 		rc->lsn = PageGetLSN(page);
 		rc->reserve = reserve;
@@ -186,17 +187,24 @@ memo_reserve_within(Relation rel, Buffer buffer, Size limit,
 	return room;
 }
 
-/* minidb_page_room_for_insert for a locked buffer, its reserve remembered */
-bool
-minidb_buffer_room_for_insert(Relation rel, Buffer buffer, Size needed)
+/*
+ * minidb_page_room_for_insert for a locked buffer, its reserve remembered;
+ * rc (if given) is set for minidb_reserve_change_end, to follow a change
+ * that adds a record (and nothing else).
+ */
+static bool
+buffer_room_for_insert(Relation rel, Buffer buffer, Size needed,
+					   MinidbReserveChange *rc)
 {
 	Page		page = BufferGetPage(buffer);
 	Size		limit;
 
+	if (rc)
+		rc->lsn = InvalidXLogRecPtr;
 	if (!minidb_page_insert_limit(page, needed, &limit))
 		return false;
 	return minidb_page_reserve_clearly_within(page, limit) ||
-		memo_reserve_within(rel, buffer, limit, NULL, InvalidOffsetNumber);
+		memo_reserve_within(rel, buffer, limit, rc, InvalidOffsetNumber);
 }
 
 /*
@@ -217,22 +225,6 @@ minidb_buffer_room_for_replace(Relation rel, Buffer buffer, OffsetNumber off,
 		return false;
 	return minidb_page_reserve_clearly_within(page, limit) ||
 		memo_reserve_within(rel, buffer, limit, rc, off);
-}
-
-/*
- * Before a change to the exclusively locked buffer that adds a record and
- * nothing else: the page's reserve, if remembered.
- */
-void
-minidb_reserve_change_begin(MinidbReserveChange *rc, Relation rel,
-							Buffer buffer)
-{
-	ReserveMemo *m;
-	BlockNumber blkno;
-
-	rc->reserve = memo_reserve(rel, buffer, &m, &blkno);
-	rc->lsn = rc->reserve == MINIDB_RESERVE_UNKNOWN ? InvalidXLogRecPtr :
-		PageGetLSN(BufferGetPage(buffer));
 }
 
 /*
@@ -288,9 +280,13 @@ prune_for_room(Relation rel, Buffer buffer, Size needed)
 	return minidb_page_room_for_insert(page, needed);
 }
 
-/* Lock a candidate page; true if it has "needed" bytes free for a record */
+/*
+ * Lock a candidate page; true if it has "needed" bytes free for a record
+ * (rc: see buffer_room_for_insert)
+ */
 static bool
-candidate_has_room(Relation rel, Buffer buffer, Size needed, bool wait)
+candidate_has_room(Relation rel, Buffer buffer, Size needed, bool wait,
+				   MinidbReserveChange *rc)
 {
 	Page		page = BufferGetPage(buffer);
 
@@ -301,7 +297,7 @@ candidate_has_room(Relation rel, Buffer buffer, Size needed, bool wait)
 	if (PageIsNew(page))
 		return true;
 	minidb_page_check(rel, buffer);
-	if (minidb_buffer_room_for_insert(rel, buffer, needed))
+	if (buffer_room_for_insert(rel, buffer, needed, rc))
 		return true;
 	if (prune_for_room(rel, buffer, needed))
 		return true;
@@ -366,11 +362,14 @@ extend_relation(Relation rel, BulkInsertState bistate)
  * otherBuffer, if valid, is already locked by the caller and is never
  * returned; to stay clear of deadlocks we only try-lock existing pages
  * while holding it, and fall back to a new page.  *is_new tells the caller
- * to initialize the page (through minidb_write_page).
+ * to initialize the page (through minidb_write_page).  rc (if given) is set
+ * for minidb_reserve_change_end, to follow the caller's adding the record
+ * (and nothing else) when the page's reserve is remembered.
  */
 Buffer
 minidb_buffer_for_insert(Relation rel, uint32 len, BulkInsertState bistate,
-						 Buffer otherBuffer, bool *is_new)
+						 Buffer otherBuffer, bool *is_new,
+						 MinidbReserveChange *rc)
 {
 	BlockNumber target = InvalidBlockNumber;
 	BlockNumber other = BufferIsValid(otherBuffer) ?
@@ -379,6 +378,9 @@ minidb_buffer_for_insert(Relation rel, uint32 len, BulkInsertState bistate,
 	Size		needed;
 	Buffer		buffer;
 	int			tries;
+
+	if (rc)
+		rc->lsn = InvalidXLogRecPtr;
 
 	if (len > MINIDB_MAX_RECORD_LEN)
 		ereport(ERROR,
@@ -407,7 +409,7 @@ minidb_buffer_for_insert(Relation rel, uint32 len, BulkInsertState bistate,
 		{
 			buffer = ReadBufferExtended(rel, MAIN_FORKNUM, target, RBM_NORMAL,
 										bistate ? bistate->strategy : NULL);
-			if (candidate_has_room(rel, buffer, needed, wait))
+			if (candidate_has_room(rel, buffer, needed, wait, rc))
 			{
 				*is_new = PageIsNew(BufferGetPage(buffer));
 				RelationSetTargetBlock(rel, target);

@@ -16,11 +16,10 @@
 
 #include "minidb_page.h"
 
-/* Room on a locked buffer's page, its reserve remembered (minidb_hio.c) */
-extern bool minidb_buffer_room_for_insert(Relation rel, Buffer buffer,
-										  Size needed);
-
-/* A writer's change that keeps its page's remembered reserve */
+/*
+ * A writer's change that keeps its page's remembered reserve: the room
+ * check sets it, minidb_reserve_change_end follows the logged change
+ */
 typedef struct MinidbReserveChange
 {
 	XLogRecPtr	lsn;			/* the page's before; invalid: none kept */
@@ -30,14 +29,13 @@ typedef struct MinidbReserveChange
 extern bool minidb_buffer_room_for_replace(Relation rel, Buffer buffer,
 										   OffsetNumber off, uint32 newlen,
 										   MinidbReserveChange *rc);
-extern void minidb_reserve_change_begin(MinidbReserveChange *rc,
-										Relation rel, Buffer buffer);
 extern void minidb_reserve_change_end(const MinidbReserveChange *rc,
 									  Relation rel, Buffer buffer,
 									  OffsetNumber off);
 
 extern Buffer minidb_buffer_for_insert(Relation rel, uint32 len,
 									   BulkInsertState bistate,
-									   Buffer otherBuffer, bool *is_new);
+									   Buffer otherBuffer, bool *is_new,
+									   MinidbReserveChange *rc);
 
 #endif							/* MINIDB_HIO_H */

@@ -499,8 +499,7 @@ insert_row(Relation rel, TupleTableSlot *slot, CommandId cid, int options,
 
 	CheckForSerializableConflictIn(rel, NULL, InvalidBlockNumber);
 	buffer = minidb_buffer_for_insert(rel, len, bistate, InvalidBuffer,
-									  &is_new);
-	minidb_reserve_change_begin(&rc, rel, buffer);
+									  &is_new, &rc);
 	if (minidb_custom_wal)
 		off = minidb_log_insert(rel, buffer, is_new, rec, len, &v);
 	else
@@ -662,7 +661,8 @@ minidb_multi_insert(Relation rel, TupleTableSlot **slots, int nslots,
 		MinidbPageWrite w;
 		bool		is_new;
 		Buffer		buffer = minidb_buffer_for_insert(rel, lens[i], bistate,
-													  InvalidBuffer, &is_new);
+													  InvalidBuffer, &is_new,
+													  NULL);
 		Page		page;
 		BlockNumber blkno = BufferGetBlockNumber(buffer);
 
@@ -888,7 +888,7 @@ move_compact(UpdateTarget *ut, const MinidbVersionData *marker, int format,
 
 	if (!minidb_page_room_for_insert(page, MAXALIGN(newlen)))
 		newbuf = minidb_buffer_for_insert(rel, newlen, NULL, ut->buffer,
-										  &is_new);
+										  &is_new, NULL);
 	keep = prune_plan_for(rel, page, off, ut->buffer, &n, &wp, local);
 	newtid = minidb_log_move(rel, ut->buffer, off, keep, n, wp.conflict,
 							 marker, format, newbuf, is_new, newrec, newlen);
@@ -977,7 +977,7 @@ write_update(UpdateTarget *ut, bool try_in_place, bool *in_place)
 		bool		is_new;
 
 		newbuf = minidb_buffer_for_insert(rel, newlen, NULL, ut->buffer,
-										  &is_new);
+										  &is_new, NULL);
 		target = minidb_write_page(&w, newbuf, is_new);
 	}
 	ItemPointerSet(&newtid, BufferGetBlockNumber(newbuf),
