@@ -376,13 +376,14 @@ typedef LockTupleMode (*WriteModeFn) (void *arg, Relation rel, char *rec,
  * for lockers whose mode conflicts, taking the heavyweight tuple lock first
  * for a fair queue as heap does, unless !wait.  *mode is the mode the write
  * takes.  The tuple lock can go once the buffer is locked: a waiter queued
- * behind it will find our change when it gets the buffer.
+ * behind it will find our change when it gets the buffer.  *recp (if
+ * recp) is the record, on TM_Ok, as it lies on the locked page.
  */
 static Buffer
 lock_record_for_write(Relation rel, ItemPointer tid, CommandId cid,
 					  Snapshot snapshot, Snapshot crosscheck, bool wait,
 					  WriteModeFn mode_fn, void *mode_arg, LockTupleMode *mode,
-					  TM_FailureData *tmfd, MinidbRowCheck *rc)
+					  TM_FailureData *tmfd, MinidbRowCheck *rc, char **recp)
 {
 	MinidbRowRequest req;
 	LockTupleMode tuplock_mode = *mode;
@@ -414,7 +415,11 @@ lock_record_for_write(Relation rel, ItemPointer tid, CommandId cid,
 			*mode = mode_fn(mode_arg, rel, rec, &rc->target);
 		minidb_check_lockers(rec, *mode, rc);
 		if (rc->result == TM_Ok)
+		{
+			if (recp)
+				*recp = rec;
 			break;
+		}
 		UnlockReleaseBuffer(buffer);
 		buffer = InvalidBuffer;
 		if (rc->result != TM_BeingModified)
@@ -711,7 +716,7 @@ minidb_tuple_delete(Relation rel, ItemPointer ptid, CommandId cid,
 
 	minidb_logical_check_writable(rel);
 	buffer = lock_record_for_write(rel, tid, cid, snapshot, crosscheck, wait,
-								   NULL, NULL, &mode, tmfd, &rc);
+								   NULL, NULL, &mode, tmfd, &rc, NULL);
 	if (rc.result != TM_Ok)
 		return rc.result;
 
@@ -1086,6 +1091,7 @@ minidb_tuple_update(Relation rel, ItemPointer potid, TupleTableSlot *slot,
 	MinidbLockers lockers;
 	MinidbVersionHeader head;
 	uint32		oldlen;
+	char	   *oldrec;
 	bool		shouldFree = true;
 	bool		in_place;
 	HeapTuple	newtup;
@@ -1107,7 +1113,8 @@ minidb_tuple_update(Relation rel, ItemPointer potid, TupleTableSlot *slot,
 
 	*lockmode = LockTupleNoKeyExclusive;
 	buffer = lock_record_for_write(rel, otid, cid, snapshot, crosscheck, wait,
-								   update_mode, &uo, lockmode, tmfd, &rc);
+								   update_mode, &uo, lockmode, tmfd, &rc,
+								   &oldrec);
 	if (rc.result != TM_Ok)
 	{
 		if (uo.oldtup)
@@ -1141,6 +1148,8 @@ minidb_tuple_update(Relation rel, ItemPointer potid, TupleTableSlot *slot,
 		LockBuffer(buffer, BUFFER_LOCK_UNLOCK);
 		ut.newtup = prepare_tuple(rel, newtup, uo.oldtup, 0);
 		LockBuffer(buffer, BUFFER_LOCK_EXCLUSIVE);
+		/* others may have added their locks meanwhile */
+		oldrec = minidb_page_checked_record_at(rel, buffer, otid, &oldlen);
 	}
 
 	ut.rel = rel;
@@ -1156,9 +1165,7 @@ minidb_tuple_update(Relation rel, ItemPointer potid, TupleTableSlot *slot,
 	ut.keys_updated = (*lockmode == LockTupleExclusive ||
 					   rc.our_mode >= (int) LockTupleExclusive);
 	/* the new version keeps the row's lockers: heap's xmax of the new tuple */
-	minidb_get_lockers(minidb_page_checked_record_at(rel, buffer, otid,
-													 &oldlen),
-					   &lockers);
+	minidb_get_lockers(oldrec, &lockers);
 	ut.head = &head;
 	slot->tts_tid = write_update(&ut,
 								 update_may_stay(rel, uo.changed,
