@@ -50,11 +50,13 @@ typedef RelFileNode MemoRelFile;
  * bits, which no reserve depends on; and a hint written with
  * wal_log_hints or checksums only moves the LSN), so a page at the LSN of
  * a memo is the page that was summed.  A writer that keeps the memo
- * through its own change (an INSERT, an in-place prepend) brackets it
- * with minidb_reserve_change_begin and _end, which move the memo to the
- * new LSN with the changed record's part of the reserve replaced; after
- * any other change the memo names an older LSN, and the next writer sums
- * the page again.  No memo is kept for a relation not WAL-logged (in
+ * through its own change (an INSERT, an in-place prepend) has its room
+ * check note the change to come (MinidbReserveChange) and, once the
+ * change is logged, calls minidb_reserve_change_end, which moves the memo
+ * to the new LSN with the changed record's part of the reserve replaced;
+ * after any other change the memo names an older LSN, and the next writer
+ * sums the page again (a page written once, as by an UPDATE of a large
+ * table's row, takes the bound instead: memo_wanted).  No memo is kept for a relation not WAL-logged (in
  * this transaction: see RelationNeedsWAL) nor for a page without an LSN.
  * A -DMINIDB_CHECK_FAST_PATH build checks each reserve taken from a memo,
  * and each memo moved, against the sum.
@@ -228,8 +230,8 @@ minidb_buffer_room_for_replace(Relation rel, Buffer buffer, OffsetNumber off,
 }
 
 /*
- * After that change, logged: the memo moves to the page's new LSN, with
- * the part of the record now at off.
+ * After the change a room check noted in rc, logged: the memo moves to the
+ * page's new LSN, with the part of the record now at off.
  */
 void
 minidb_reserve_change_end(const MinidbReserveChange *rc, Relation rel,
@@ -242,7 +244,7 @@ minidb_reserve_change_end(const MinidbReserveChange *rc, Relation rel,
 	if (XLogRecPtrIsInvalid(rc->lsn))
 		return;
 	m = memo_slot(rel, buffer, &blkno);
-	/* our memo, as begin found it, and the change logged since */
+	/* our memo, as the room check left it, and the change logged since */
 	if (m == NULL || m->lsn != rc->lsn || m->blkno != blkno ||
 		!MEMO_REL_FILE_EQUALS(m->file, MEMO_REL_FILE(rel)) ||
 		PageGetLSN(page) <= rc->lsn)
