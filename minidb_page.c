@@ -84,25 +84,25 @@ minidb_page_shared_record(Page page, OffsetNumber *first)
 	OffsetNumber maxoff = minidb_page_maxoff(page);
 	uint32		below = PG_UINT32_MAX;
 	ItemId		lps = PageGetItemId(page, FirstOffsetNumber);
-	ItemId		lp;
+	ItemId		step;
 	OffsetNumber off;
 
 	/*
 	 * Every read checks its page: the line pointer array as an array, one
 	 * load and one test of the flags per line pointer
 	 */
-	for (lp = lps; lp < lps + maxoff; lp++)
+	for (step = lps; step < lps + maxoff; step++)
 	{
-		uint32		start = ItemIdGetOffset(lp);
+		uint32		start = ItemIdGetOffset(step);
 
-		if (ItemIdIsNormal(lp))
+		if (ItemIdIsNormal(step))
 		{
 			if (start >= below)
 				break;
 			below = start;
 		}
 	}
-	if (lp >= lps + maxoff)
+	if (step >= lps + maxoff)
 		return InvalidOffsetNumber;
 
 	memset(seen, 0, sizeof(seen));

@@ -1306,7 +1306,6 @@ store_heap_tuple(HeapTuple tuple, TupleTableSlot *slot)
 #ifdef MINIDB_CHECK_FAST_PATH
 	{
 		uint16		flags = slot->tts_flags;
-		ItemPointerData tid = slot->tts_tid;
 
 		ExecStoreHeapTuple(tuple, slot, false);
 		if (slot->tts_flags != flags || slot->tts_nvalid != 0 ||
