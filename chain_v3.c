@@ -126,22 +126,13 @@ succ_offset(uint8 info)
 	return MINIDB_R3_INFO_PREFIX + ((info & MINIDB_R3_XMAX) ? R3_XMAX_SIZE : 0);
 }
 
-static inline uint16
-read_u16(const char *p)
-{
-	uint16		v;
-
-	memcpy(&v, p, sizeof(v));
-	return v;
-}
-
 /* Where data version i ends (the trailer, or the record's end) */
 static inline uint32
 version_end(const char *rec, const V3Header *h, int i)
 {
 	if (h->n <= 1)
 		return h->trailer;
-	return read_u16(rec + h->trailer + sizeof(uint16) * i);
+	return minidb_read_u16(rec + h->trailer + sizeof(uint16) * i);
 }
 
 /* The index walkers give data version i */
@@ -253,7 +244,7 @@ check_header(const char *rec, uint32 reclen, V3Header *h,
 			return set_error(err, -1, "r3_trailer",
 							 "a record with a trailer has an odd length %u",
 							 reclen);
-		n = read_u16(rec + reclen - sizeof(uint16));
+		n = minidb_read_u16(rec + reclen - sizeof(uint16));
 		if (n < 2)
 			return set_error(err, -1, "r3_trailer",
 							 "a trailer for %u versions: a record with a trailer holds at least two",
@@ -361,8 +352,8 @@ check_version(const char *rec, const V3Header *h, int i, uint32 start,
 		return set_error(err, index, "vh_natts",
 						 "header, null bitmap and affix end at %u, past the version end %u",
 						 v->dataoff + (uint32) R3_AFFIX_SIZE, end);
-	v->prefix = read_u16(rec + v->dataoff);
-	v->suffix = read_u16(rec + v->dataoff + sizeof(uint16));
+	v->prefix = minidb_read_u16(rec + v->dataoff);
+	v->suffix = minidb_read_u16(rec + v->dataoff + sizeof(uint16));
 	v->midoff = v->dataoff + R3_AFFIX_SIZE;
 	v->midlen = end - v->midoff;
 	if (prevlen != R3_PREVLEN_UNKNOWN && v->prefix + v->suffix > prevlen)
@@ -425,7 +416,7 @@ header_plain(const char *rec, uint32 reclen, V3Header *h)
 		h->n = 1;
 		return reclen >= (uint64) h->start0 + MINIDB_VERSION_HDRSZ;
 	}
-	n = read_u16(rec + reclen - sizeof(uint16));
+	n = minidb_read_u16(rec + reclen - sizeof(uint16));
 	ok = reclen % sizeof(uint16) == 0;
 	ok &= n >= 2 && n <= MINIDB_MAX_VERSIONS;
 	ok &= (uint64) h->start0 + (uint64) n * MINIDB_VERSION_HDRSZ +
@@ -511,8 +502,8 @@ version_plain(const char *rec, const V3Header *h, int i, uint32 start,
 	ok &= (uint64) v->dataoff + R3_AFFIX_SIZE <= end;
 	if (!ok)
 		return false;
-	v->prefix = read_u16(rec + v->dataoff);
-	v->suffix = read_u16(rec + v->dataoff + sizeof(uint16));
+	v->prefix = minidb_read_u16(rec + v->dataoff);
+	v->suffix = minidb_read_u16(rec + v->dataoff + sizeof(uint16));
 	v->midoff = v->dataoff + R3_AFFIX_SIZE;
 	v->midlen = end - v->midoff;
 	ok &= prevlen == R3_PREVLEN_UNKNOWN || v->prefix + v->suffix <= prevlen;
@@ -1335,7 +1326,7 @@ minidb_v3_newest_plain(const char *rec, uint32 reclen, MinidbVersionData *out,
 	h.start0 = TYPEALIGN(R3_VERSION_ALIGN, prefix_len(h.info));
 	if (h.info & MINIDB_R3_MULTI)
 	{
-		h.n = read_u16(rec + reclen - sizeof(uint16));
+		h.n = minidb_read_u16(rec + reclen - sizeof(uint16));
 		if (h.n < 2 || (uint32) (h.n + 1) * sizeof(uint16) > reclen)
 			return false;
 		h.trailer = reclen - (h.n + 1) * sizeof(uint16);
