@@ -89,14 +89,21 @@ memo_slot(Relation rel, Buffer buffer, BlockNumber *blkno)
 						  RESERVE_MEMOS];
 }
 
+/* Does memo slot m name block blkno of rel (whatever its LSN)? */
+static inline bool
+memo_names(const ReserveMemo *m, Relation rel, BlockNumber blkno)
+{
+	return m->blkno == blkno &&
+		MEMO_REL_FILE_EQUALS(m->file, MEMO_REL_FILE(rel));
+}
+
 /* Is m the memo of the page of buffer (blkno) as it is? */
 static inline bool
 memo_holds(const ReserveMemo *m, Relation rel, Buffer buffer,
 		   BlockNumber blkno)
 {
 	return m->lsn == PageGetLSN(BufferGetPage(buffer)) &&
-		m->blkno == blkno &&
-		MEMO_REL_FILE_EQUALS(m->file, MEMO_REL_FILE(rel));
+		memo_names(m, rel, blkno);
 }
 
 static inline void
@@ -137,8 +144,7 @@ memo_reserve(Relation rel, Buffer buffer, ReserveMemo **m,
 static inline bool
 memo_wanted(const ReserveMemo *m, Relation rel, BlockNumber blkno)
 {
-	return m && m->blkno == blkno &&
-		MEMO_REL_FILE_EQUALS(m->file, MEMO_REL_FILE(rel));
+	return m && memo_names(m, rel, blkno);
 }
 
 /*
@@ -245,8 +251,7 @@ minidb_reserve_change_end(const MinidbReserveChange *rc, Relation rel,
 		return;
 	m = memo_slot(rel, buffer, &blkno);
 	/* our memo, as the room check left it, and the change logged since */
-	if (m == NULL || m->lsn != rc->lsn || m->blkno != blkno ||
-		!MEMO_REL_FILE_EQUALS(m->file, MEMO_REL_FILE(rel)) ||
+	if (m == NULL || m->lsn != rc->lsn || !memo_names(m, rel, blkno) ||
 		PageGetLSN(page) <= rc->lsn)
 	{
 		if (m)
