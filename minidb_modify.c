@@ -191,6 +191,16 @@ bistate_remember(BulkInsertState bistate, Buffer buffer)
 	bistate->current_buf = buffer;
 }
 
+#define KEEP_LOCAL	32
+
+/* Let go of prune_plan_for's keep[] (in local, or palloc'd) */
+static inline void
+free_keep(bool *keep, const bool *local)
+{
+	if (keep && keep != local)
+		pfree(keep);
+}
+
 /*
  * The pruning plan for the record at off before a version is prepended:
  * keep[] (*n entries: in local when they fit there, else palloc'd; see
@@ -200,8 +210,6 @@ bistate_remember(BulkInsertState bistate, Buffer buffer)
  * needs from the record, read off the plan's walk (its conflict invalid
  * when nothing goes).
  */
-#define KEEP_LOCAL	32
-
 static bool *
 prune_plan_for(Relation rel, Page page, OffsetNumber off, Buffer buffer,
 			   int *n, MinidbWritePlan *wp, bool local[KEEP_LOCAL])
@@ -241,17 +249,8 @@ prune_plan_for(Relation rel, Page page, OffsetNumber off, Buffer buffer,
 			wp->conflict = rp.horizon;
 		return keep;
 	}
-	if (keep != local)
-		pfree(keep);
+	free_keep(keep, local);
 	return NULL;
-}
-
-/* Let go of prune_plan_for's keep[] */
-static inline void
-free_keep(bool *keep, const bool *local)
-{
-	if (keep && keep != local)
-		pfree(keep);
 }
 
 /*

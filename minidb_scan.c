@@ -1216,6 +1216,7 @@ collect_page(MinidbScanDesc scan, BlockNumber blkno,
 		{
 			if (likely(pc.by_age && !pc.lock_rows))
 			{
+				/* stated again, for the compiler to fold into this copy */
 				pc.by_age = true;
 				pc.lock_rows = false;
 				collect_whole_page(scan, &pc, rel, buffer, page, blkno, maxoff);
