@@ -129,7 +129,7 @@ version_at(const char *rec, uint32 offset)
 static pg_attribute_always_inline uint32
 canonical_hoff(uint16 flags, uint16 natts)
 {
-	uint32		bitmaplen = (flags & MINIDB_V_HASNULL) ? MINIDB_BITMAPLEN(natts) : 0;
+	uint32		bitmaplen = minidb_version_bitmaplen(flags, natts);
 
 	return MAXALIGN(MINIDB_V1_VERSION_HDRSZ + bitmaplen);
 }

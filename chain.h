@@ -309,6 +309,13 @@ typedef struct MinidbVersionHeaderV1
 /* Bytes of null bitmap for natts attributes: heap's BITMAPLEN. */
 #define MINIDB_BITMAPLEN(natts) (((int) (natts) + 7) / 8)
 
+/* Bytes of null bitmap a version with these flags and natts carries */
+static inline uint32
+minidb_version_bitmaplen(uint16 flags, uint16 natts)
+{
+	return (flags & MINIDB_V_HASNULL) ? MINIDB_BITMAPLEN(natts) : 0;
+}
+
 /*
  * One version in a form that builders accept and the reference walker
  * returns.  bitmap is NULL unless MINIDB_V_HASNULL is set, in which case it
@@ -860,7 +867,7 @@ minidb_chain_single_plain(const char *rec, uint32 reclen,
 		natts = vh->vh_natts;
 		ok = (flags & ~(MINIDB_PLAIN_DATA_FLAGS | MINIDB_V_COMBOCID)) == 0;
 		bitmapoff = start + MINIDB_VERSION_HDRSZ;
-		bitmaplen = (flags & MINIDB_V_HASNULL) ? MINIDB_BITMAPLEN(natts) : 0;
+		bitmaplen = minidb_version_bitmaplen(flags, natts);
 		dataoff = MAXALIGN(bitmapoff + bitmaplen);
 		end = reclen;
 	}
@@ -880,7 +887,7 @@ minidb_chain_single_plain(const char *rec, uint32 reclen,
 		bitmapoff = start + MINIDB_V1_VERSION_HDRSZ;
 		flags = v1->vh_flags;
 		natts = v1->vh_natts;
-		bitmaplen = (flags & MINIDB_V_HASNULL) ? MINIDB_BITMAPLEN(natts) : 0;
+		bitmaplen = minidb_version_bitmaplen(flags, natts);
 		ok &= (flags & ~MINIDB_PLAIN_DATA_FLAGS) == 0;
 		ok &= v1->vh_reserved == 0;
 		ok &= v1->vh_hoff == MAXALIGN(MINIDB_V1_VERSION_HDRSZ + bitmaplen);

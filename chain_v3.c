@@ -330,8 +330,7 @@ check_version(const char *rec, const V3Header *h, int i, uint32 start,
 	v->end = end;
 	v->vh = vh;
 	v->bitmapoff = start + MINIDB_VERSION_HDRSZ;
-	bitmapend = v->bitmapoff +
-		((flags & MINIDB_V_HASNULL) ? MINIDB_BITMAPLEN(vh->vh_natts) : 0);
+	bitmapend = v->bitmapoff + minidb_version_bitmaplen(flags, vh->vh_natts);
 	v->delta = (flags & MINIDB_V_ENC_MASK) == MINIDB_V_ENC_DELTA;
 	if (!v->delta)
 	{
@@ -486,8 +485,7 @@ version_plain(const char *rec, const V3Header *h, int i, uint32 start,
 	v->end = end;
 	v->vh = vh;
 	v->bitmapoff = start + MINIDB_VERSION_HDRSZ;
-	bitmapend = v->bitmapoff +
-		((flags & MINIDB_V_HASNULL) ? MINIDB_BITMAPLEN(natts) : 0);
+	bitmapend = v->bitmapoff + minidb_version_bitmaplen(flags, natts);
 	v->delta = (flags & MINIDB_V_ENC_MASK) == MINIDB_V_ENC_DELTA;
 	if (likely(!v->delta))
 	{
@@ -851,8 +849,7 @@ v3_reserve(const char *rec, uint32 reclen)
 	if ((longest - start0) % MAXIMUM_ALIGNOF == 0)
 		return longest - start0;
 	memcpy(&head, rec + start0, sizeof(head));
-	bitmaplen = (head.vh_flags & MINIDB_V_HASNULL) ?
-		MINIDB_BITMAPLEN(head.vh_natts) : 0;
+	bitmaplen = minidb_version_bitmaplen(head.vh_flags, head.vh_natts);
 	return MAXALIGN(longest + MINIDB_VERSION_HDRSZ + bitmaplen) -
 		MAXALIGN(start0 + MINIDB_VERSION_HDRSZ + bitmaplen);
 }

@@ -125,8 +125,7 @@ static char *
 cversion_bytes(const MinidbVersionData *v, const uint16 *affix, uint32 *len)
 {
 	xl_minidb_cversion cv;
-	uint32		bitmaplen = (v->flags & MINIDB_V_HASNULL) ?
-		MINIDB_BITMAPLEN(v->natts) : 0;
+	uint32		bitmaplen = minidb_version_bitmaplen(v->flags, v->natts);
 	uint32		skip = affix ? affix[0] : 0;
 	uint32		datalen = v->datalen - (affix ? affix[0] + affix[1] : 0);
 	char	   *out = palloc(SizeOfMinidbCversion + bitmaplen +
@@ -886,7 +885,7 @@ redo_cversion(Page page, OffsetNumber off, bool diffed, TransactionId xmin,
 	memcpy(&cv, data, SizeOfMinidbCversion);
 	data += SizeOfMinidbCversion;
 	datalen -= SizeOfMinidbCversion;
-	bitmaplen = (cv.flags & MINIDB_V_HASNULL) ? MINIDB_BITMAPLEN(cv.natts) : 0;
+	bitmaplen = minidb_version_bitmaplen(cv.flags, cv.natts);
 	if (cv.natts > MINIDB_MAX_NATTS || bitmaplen > datalen)
 		elog(PANIC, "minidb_redo: version of %u attributes overruns the record data",
 			 cv.natts);
