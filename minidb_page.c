@@ -611,6 +611,45 @@ minidb_page_room_for_replace(Page page, OffsetNumber off, uint32 newlen)
 		minidb_page_reserve_within(page, limit, NULL);
 }
 
+/*
+ * The last look before a write's critical section: will the page take a
+ * new item of addlen bytes (0: none), then len bytes in place of the
+ * record at off?  PageAddItem's and
+ * PageIndexTupleOverwrite's own test, counting a new line pointer for the
+ * item as the room checks do.  Those checks keep every record's reserve,
+ * so that a DELETE, a row lock or the end a moving UPDATE writes always
+ * fits; but a page whose header frames less free space than that reserve
+ * (pd_upper or pd_lower damaged while every record still lies inside the
+ * page, which no read notices) would make the change fail inside the
+ * critical section, a PANIC.  Raise ERRCODE_DATA_CORRUPTED naming the
+ * relation and block instead, before anything has changed.
+ */
+void
+minidb_page_ensure_room(Relation rel, Buffer buffer, OffsetNumber off,
+						uint32 len, uint32 addlen)
+{
+	PageHeader	ph = (PageHeader) BufferGetPage(buffer);
+	Size		free = (ph->pd_upper > ph->pd_lower) ?
+		ph->pd_upper - ph->pd_lower : 0;
+	Size		old = MAXALIGN(ItemIdGetLength(PageGetItemId((Page) ph, off)));
+	Size		need = 0;
+
+	if (addlen > 0)
+		need += MAXALIGN(addlen) + sizeof(ItemIdData);
+	if (MAXALIGN(len) > old)
+		need += MAXALIGN(len) - old;
+	if (likely(need <= free))
+		return;
+	ereport(ERROR,
+			(errcode(ERRCODE_DATA_CORRUPTED),
+			 errmsg("no room in block %u of relation \"%s\" for a change of the record at offset %u",
+					BufferGetBlockNumber(buffer), RelationGetRelationName(rel),
+					off),
+			 errdetail("The change needs %zu bytes and the page has %zu free, less than the room its records keep for their ends: its header or a record is damaged.",
+					   need, free),
+			 errhint("minidb_verify lists such pages; VACUUM FULL rewrites the table.")));
+}
+
 OffsetNumber
 minidb_page_add_record(Page page, const char *rec, uint32 len)
 {

@@ -88,6 +88,9 @@ minidb_page_reserve_clearly_within(Page page, Size limit)
 {
 	return (Size) PageGetMaxOffsetNumber(page) * MINIDB_LEGACY_RESERVE <= limit;
 }
+extern void minidb_page_ensure_room(Relation rel, Buffer buffer,
+									OffsetNumber off, uint32 len,
+									uint32 addlen);
 extern OffsetNumber minidb_page_add_record(Page page, const char *rec,
 										   uint32 len);
 extern void minidb_page_replace_record(Page page, OffsetNumber off,

@@ -244,6 +244,7 @@ minidb_log_prepend_built(Relation rel, Buffer buffer, OffsetNumber off,
 	bool		diffed;
 	const ItemPointerData *successor = extra ? extra->successor : NULL;
 
+	minidb_page_ensure_room(rel, buffer, off, reclen, 0);
 	vbytes = prepend_bytes(wp->head, wp->headlen, keep, v, &vlen, &diffed);
 	if (clear_vm)
 		visibilitymap_pin(rel, blkno, &vmbuffer);
@@ -472,6 +473,7 @@ minidb_log_move(Relation rel, Buffer oldbuf, OffsetNumber off,
 	extra.successor = &placeholder;
 	rec = minidb_prepend_build(oldpage, off, keep, marker, format, &extra,
 							   &reclen);
+	minidb_page_ensure_room(rel, oldbuf, off, reclen, same ? newlen : 0);
 
 	START_CRIT_SECTION();
 	if (new_page)
@@ -570,6 +572,7 @@ minidb_log_lockers(Relation rel, Buffer buffer, OffsetNumber off,
 					VISIBILITYMAP_ALL_FROZEN) != 0;
 	}
 	rec = minidb_lockers_build(page, off, lk, &reclen);
+	minidb_page_ensure_room(rel, buffer, off, reclen, 0);
 
 	START_CRIT_SECTION();
 	minidb_page_replace_record(page, off, rec, reclen);
