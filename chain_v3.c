@@ -189,6 +189,12 @@ check_header(const char *rec, uint32 reclen, V3Header *h,
 		if (h->xmax == InvalidTransactionId)
 			return set_error(err, -1, "r3_xmax",
 							 "the xmax field holds InvalidTransactionId");
+		/* no writer ends or locks a row as the bootstrap or frozen xid */
+		if (!(xinfo & MINIDB_R3X_XMAX_MULTI) &&
+			!TransactionIdIsNormal(h->xmax))
+			return set_error(err, -1, "r3_xmax",
+							 "the xmax field holds the special transaction ID %u",
+							 h->xmax);
 		if ((xinfo & MINIDB_R3X_COMMITTED) && (xinfo & MINIDB_R3X_INVALID))
 			return set_error(err, -1, "r3_xinfo",
 							 "xmax is hinted both committed and aborted");

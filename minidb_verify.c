@@ -158,6 +158,10 @@ typedef struct VerifyState
 	/* the indexes (check_indexes) */
 	VerifyIndex *indexes;
 	int			nindexes;
+	/* blocks whose check failed with an error, ascending (check_indexes) */
+	BlockNumber *failed;
+	int			nfailed;
+	int			maxfailed;
 	EState	   *estate;
 	TupleTableSlot *slot;
 
@@ -278,7 +282,7 @@ guarded(VerifyState *vs, GuardedFn fn, void *arg, int offnum, int version,
 {
 	MemoryContext cxt = CurrentMemoryContext;
 	ResourceOwner owner = CurrentResourceOwner;
-	bool		ok = true;
+	volatile bool ok = true;
 
 	BeginInternalSubTransaction(NULL);
 	MemoryContextSwitchTo(cxt);
@@ -1208,6 +1212,42 @@ check_row_entries(VerifyState *vs, void *arg)
 	ResetExprContext(econtext);
 }
 
+/*
+ * A block whose check raised an error (listed as the page's problem): the
+ * index entries that point into it are not looked at again, since reading
+ * it may raise the same error (an invalid page header) outside any
+ * subtransaction.  Blocks come in ascending order; the array lives in cxt.
+ */
+static void
+note_failed_block(VerifyState *vs, MemoryContext cxt, BlockNumber blkno)
+{
+	if (vs->nfailed == vs->maxfailed)
+	{
+		vs->maxfailed = Max(16, vs->maxfailed * 2);
+		vs->failed = vs->failed ?
+			repalloc(vs->failed, vs->maxfailed * sizeof(BlockNumber)) :
+			MemoryContextAlloc(cxt, vs->maxfailed * sizeof(BlockNumber));
+	}
+	vs->failed[vs->nfailed++] = blkno;
+}
+
+static int
+block_cmp(const void *a, const void *b)
+{
+	BlockNumber x = *(const BlockNumber *) a;
+	BlockNumber y = *(const BlockNumber *) b;
+
+	return (x > y) - (x < y);
+}
+
+static bool
+block_failed(VerifyState *vs, BlockNumber blkno)
+{
+	return vs->nfailed > 0 &&
+		bsearch(&blkno, vs->failed, vs->nfailed, sizeof(BlockNumber),
+				block_cmp) != NULL;
+}
+
 /* What an index entry's TID names now: NULL if acceptable */
 static const char *
 entry_target_problem(VerifyState *vs, ItemPointer tid, BlockNumber nblocks,
@@ -1223,6 +1263,8 @@ entry_target_problem(VerifyState *vs, ItemPointer tid, BlockNumber nblocks,
 	if (blk >= nblocks)
 		return psprintf("the index has an entry for (%u,%u), past the end of the table (%u blocks)",
 						blk, off, nblocks);
+	if (block_failed(vs, blk))
+		return NULL;			/* reported with its page */
 	if (!BufferIsValid(*buffer) || BufferGetBlockNumber(*buffer) != blk)
 	{
 		if (BufferIsValid(*buffer))
@@ -1502,7 +1544,9 @@ minidb_verify(PG_FUNCTION_ARGS)
 		CHECK_FOR_INTERRUPTS();
 		vs.blkno = blkno;
 		old = MemoryContextSwitchTo(vs.page_cxt);
-		guarded(&vs, verify_block, NULL, -1, -1, "page");
+		if (!guarded(&vs, verify_block, NULL, -1, -1, "page") &&
+			vs.check_indexes)
+			note_failed_block(&vs, old, blkno);
 		MemoryContextSwitchTo(old);
 		flush_problems(&vs);
 		vs.successors = vs.toast_versions = vs.visible_rows = NIL;

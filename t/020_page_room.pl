@@ -73,7 +73,7 @@ foreach my $w (@writes)
 	  $node->psql('postgres', "\\set VERBOSITY verbose\n$sql");
 	like(
 		$err,
-		qr/ERROR:  XX001: no room in block 0 of relation "pr_minidb" for a change of the record at offset \d+/,
+		qr/ERROR:  XX001: no room for a change of the record in relation "pr_minidb" at TID \(0,\d+\)/,
 		"$name on the damaged page: XX001 naming relation and block");
 	my ($hret, $hout, $herr) =
 	  $node->psql('postgres', $sql =~ s/pr_minidb/pr_heap/r);

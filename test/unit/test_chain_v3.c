@@ -1079,6 +1079,7 @@ static void d_end_bits_lockonly(char *r, uint32 *len) { r[1] |= MINIDB_R3X_MOVED
 static void d_committed_invalid(char *r, uint32 *len) { r[1] |= MINIDB_R3X_COMMITTED | MINIDB_R3X_INVALID; }
 static void d_mode_on_multi(char *r, uint32 *len) { r[1] |= MINIDB_R3X_XMAX_MULTI; }
 static void d_xmax_zero(char *r, uint32 *len) { memset(r + 2, 0, 4); }
+static void d_xmax_frozen(char *r, uint32 *len) { TransactionId x = FrozenTransactionId; memcpy(r + 2, &x, 4); }
 static void d_spec_nosucc(char *r, uint32 *len) { r[1] |= MINIDB_R3X_SPEC; }
 static void d_odd_len(char *r, uint32 *len) { *len -= 1; }
 static void d_n_one(char *r, uint32 *len) { *(uint16 *) (r + *len - 2) = 1; }
@@ -1118,6 +1119,7 @@ test_damage(void)
 		{"committed and aborted", d_committed_invalid, "r3_xinfo", -1, true},
 		{"lock mode on a multixact", d_mode_on_multi, "r3_info", -1, true},
 		{"invalid xmax", d_xmax_zero, "r3_xmax", -1, true},
+		{"frozen xmax", d_xmax_frozen, "r3_xmax", -1, true},
 		{"token without field", d_spec_nosucc, "r3_xinfo", -1, true},
 		{"odd length", d_odd_len, "r3_trailer", -1, true},
 		{"one version in a trailer", d_n_one, "r3_trailer", -1, true},
