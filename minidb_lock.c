@@ -417,10 +417,14 @@ version_visible_to(MinidbVersionHeader *vh, Snapshot snapshot, Buffer buffer)
  * The head is this transaction's own version.  Made by the current command
  * (or a later one): the row was changed under the command's feet
  * (TM_SelfModified), or it is new to the command (TM_Invisible: a row it
- * inserted, or for a lock, a version it wrote itself -- what ON CONFLICT DO
- * UPDATE turns into "cannot affect row a second time", as it does for
- * heap's new tuple).  Deleted or moved by an earlier command: there is no
- * row here for this command.  True when the check failed.
+ * inserted, or for a lock that names the newest version, a version it
+ * wrote itself -- what ON CONFLICT DO UPDATE turns into "cannot affect row
+ * a second time", as it does for heap's new tuple).  A lock of the version
+ * the caller's scan saw, which the current command has superseded in place
+ * since (a BEFORE ROW trigger's, when a join or a second writable CTE
+ * reaches the row again), finds it self-modified, as heap finds the old
+ * tuple.  Deleted or moved by an earlier command: there is no row here for
+ * this command.  True when the check failed.
  */
 static bool
 own_head_fails(const MinidbRowRequest *req, MinidbVersionHeader *vh,
@@ -432,7 +436,8 @@ own_head_fails(const MinidbRowRequest *req, MinidbVersionHeader *vh,
 
 	if (cid >= req->cid)
 	{
-		if (!marker && (only_version || (req->locking && cid == req->cid)))
+		if (!marker && (only_version ||
+						(req->locking && req->named_newest && cid == req->cid)))
 			row_fail(rc, TM_Invisible, tmfd, tid, vh->vh_xmin, cid);
 		else
 			row_fail(rc, TM_SelfModified, tmfd, tid, vh->vh_xmin, cid);
@@ -1081,6 +1086,7 @@ lock_record(Relation rel, ItemPointer tid, MinidbRowRequest *req,
 			*tid = tmfd->ctid;
 			prior_xmin = tmfd->xmax;
 			req->snapshot = NULL;
+			req->named_newest = false;
 			step->newest = true;
 			asked_newest = false;
 			continue;
@@ -1172,6 +1178,7 @@ minidb_tuple_lock(Relation rel, ItemPointer tid, Snapshot snapshot,
 	req.crosscheck = InvalidSnapshot;
 	req.mode = mode;
 	req.locking = true;
+	req.named_newest = asked_newest;
 	req.prior_xmin = InvalidTransactionId;
 	lock_record(rel, &cur, &req, wait_policy,
 				follow ? LOCK_FOLLOW_NEWEST : LOCK_FOLLOW_NONE, asked_newest,
@@ -1191,6 +1198,7 @@ minidb_tuple_lock(Relation rel, ItemPointer tid, Snapshot snapshot,
 		TM_FailureData fd;
 
 		req.snapshot = NULL;
+		req.named_newest = false;
 		req.prior_xmin = mover;
 		fd.traversed = false;
 		lock_record(rel, &next, &req, wait_policy, LOCK_FOLLOW_CHAIN, false,

@@ -164,6 +164,12 @@ typedef struct MinidbRowRequest
 	Snapshot	crosscheck;		/* RI checks under REPEATABLE READ, or NULL */
 	LockTupleMode mode;			/* the lock (or update) mode wanted */
 	bool		locking;		/* tuple_lock rather than update/delete */
+	/*
+	 * A lock whose TID names the newest version (MINIDB_TID_NEWEST): the
+	 * version ON CONFLICT's arbiter check found, or one tuple_lock handed
+	 * back, rather than the one the caller's scan saw
+	 */
+	bool		named_newest;
 	/* following the "moved" marker of a running transaction (for locks) */
 	TransactionId prior_xmin;
 } MinidbRowRequest;

@@ -394,6 +394,7 @@ lock_record_for_write(Relation rel, ItemPointer tid, CommandId cid,
 	req.crosscheck = crosscheck;
 	req.mode = *mode;
 	req.locking = false;
+	req.named_newest = false;
 	req.prior_xmin = InvalidTransactionId;
 	for (;;)
 	{

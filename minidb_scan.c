@@ -2526,6 +2526,27 @@ fetch_visible_cb(char *rec, uint32 len, Buffer buffer, void *arg)
 										relid);
 	else
 		fs->result = minidb_materialize_copy(rec, &ref, xmax, fs->tid, relid);
+
+	/*
+	 * A dirty snapshot (ON CONFLICT's arbiter check) that finds a version
+	 * this transaction wrote in place over an older one of the row gets the
+	 * TID marked as naming the newest version.  Heap finds the new tuple, at
+	 * a TID of its own, and locking it when the current command wrote it
+	 * fails with TM_Invisible, which ON CONFLICT DO UPDATE reports as
+	 * "cannot affect row a second time"; the plain TID of the row means the
+	 * version the caller's scan saw, and locking that finds it
+	 * self-modified, as heap finds the old tuple (a BEFORE ROW trigger's
+	 * lock when a join reaches the row again; see own_head_fails).  (Not
+	 * only the current command's versions: a BEFORE trigger's statements
+	 * move the command counter on, and the command's own id is not known
+	 * here.)  A row inserted has one version and keeps its plain TID: an
+	 * exclusion constraint's recheck compares it with the row's own.
+	 */
+	if (fs->snapshot->snapshot_type == SNAPSHOT_DIRTY &&
+		!(ref.vh->vh_flags & MINIDB_V_NODATA_MASK) &&
+		TransactionIdIsCurrentTransactionId(ref.vh->vh_xmin) &&
+		minidb_record_nversions(rec, len) > 1)
+		minidb_tid_mark_newest(&fs->result->t_self);
 }
 
 /* copy_lazy: copy the whole record out, then the fast walker */
