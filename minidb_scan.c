@@ -1430,6 +1430,7 @@ minidb_scan_begin(Relation rel, Snapshot snapshot, int nkeys,
 	scan->held = InvalidBuffer;
 	scan->startblock = 0;
 	scan->numblocks = InvalidBlockNumber;
+	scan->giving = InvalidBlockNumber;
 
 	if (nkeys > 0)
 	{
@@ -1461,6 +1462,8 @@ minidb_scan_begin(Relation rel, Snapshot snapshot, int nkeys,
 	return (TableScanDesc) scan;
 }
 
+static inline void leave_page(MinidbScanDesc scan);
+
 void
 minidb_scan_rescan(TableScanDesc sscan, struct ScanKeyData *key,
 				   bool set_params, bool allow_strat, bool allow_sync,
@@ -1482,6 +1485,8 @@ minidb_scan_rescan(TableScanDesc sscan, struct ScanKeyData *key,
 		scan->nblocks = RelationGetNumberOfBlocks(scan->base.rs_rd);
 	scan->inited = false;
 	scan->cblock = InvalidBlockNumber;
+	if (scan->by_age)
+		leave_page(scan);
 	rows_reset(&scan->rows);
 	scan_release_held(scan);
 	if (scan->base.rs_flags & SO_TYPE_SEQSCAN)
@@ -1946,6 +1951,173 @@ rows_order_by_age(Relation rel, BlockNumber blkno, MinidbPageRows *rows)
 		rows_order_by_ages(rel, blkno, rows, rows->order);
 }
 
+/*
+ * A page a sequential scan reads again must come out in the order it came
+ * out in before: a scrollable cursor's FETCH BACKWARD, FETCH ABSOLUTE or
+ * rewind reads the pages it passed again, under the same snapshot, and
+ * must meet the rows it met (heap reads them in line pointer order, which
+ * does not change).  The rows are the same ones, but their ages may not
+ * be: a transaction that deletes or moves a row of another transaction's
+ * stores its cmax where the version's cmin was (as heap stores t_cid), and
+ * rows_order_by_age would place the row elsewhere.  So the scan keeps the
+ * order it gave each page it left: a bit for every block it gave, and, for
+ * the pages not given in line pointer order, their offsets in the order
+ * given (2 bytes a row, on the pages whose rows were updated in place out
+ * of order).
+ */
+static bool
+page_given(MinidbScanDesc scan, BlockNumber blkno)
+{
+	return blkno < scan->given_cap &&
+		(scan->given[blkno / BITS_PER_BYTE] & (1 << (blkno % BITS_PER_BYTE)));
+}
+
+/* The order the scan gave page blkno, or NULL: line pointer order */
+static MinidbGivenOrder *
+given_order(MinidbScanDesc scan, BlockNumber blkno)
+{
+	int			hit = scan->orders_hit;
+
+	/* a scan going back finds the one before the last it found */
+	for (int d = 0; d < 2; d++)
+		if (hit - d >= 0 && hit - d < scan->norders &&
+			scan->orders[hit - d].blkno == blkno)
+			return &scan->orders[scan->orders_hit = hit - d];
+	for (int i = scan->norders - 1; i >= 0; i--)
+		if (scan->orders[i].blkno == blkno)
+			return &scan->orders[scan->orders_hit = i];
+	return NULL;
+}
+
+/* Make given[] cover block blkno */
+static void
+given_cover(MinidbScanDesc scan, BlockNumber blkno)
+{
+	Size		had = (scan->given_cap + BITS_PER_BYTE - 1) / BITS_PER_BYTE;
+	BlockNumber cap;
+	Size		bytes;
+
+	if (scan->given == NULL && blkno < 64)
+	{
+		scan->given = (bits8 *) &scan->given_inline;
+		scan->given_cap = 64;
+		return;
+	}
+	cap = Max(Max(scan->nblocks, blkno + 1), 128);
+	bytes = (cap + BITS_PER_BYTE - 1) / BITS_PER_BYTE;
+	if (scan->given == (bits8 *) &scan->given_inline)
+	{
+		scan->given = MemoryContextAlloc(scan->cxt, bytes);
+		memcpy(scan->given, &scan->given_inline, had);
+	}
+	else if (scan->given)
+		scan->given = repalloc(scan->given, bytes);
+	else
+		scan->given = MemoryContextAlloc(scan->cxt, bytes);
+	memset(scan->given + had, 0, bytes - had);
+	scan->given_cap = cap;
+}
+
+/* Note that the scan gave page blkno in rows' order */
+static void
+remember_given(MinidbScanDesc scan, BlockNumber blkno,
+			   const MinidbPageRows *rows)
+{
+	MinidbGivenOrder *go;
+
+	if (blkno >= scan->given_cap)
+		given_cover(scan, blkno);
+	scan->given[blkno / BITS_PER_BYTE] |= 1 << (blkno % BITS_PER_BYTE);
+	if (!rows->ordered)
+		return;
+	if (scan->orders == NULL)
+	{
+		scan->orders = scan->orders_inline;
+		scan->orders_cap = lengthof(scan->orders_inline);
+	}
+	else if (scan->norders == scan->orders_cap)
+	{
+		MinidbGivenOrder *more;
+
+		more = MemoryContextAlloc(scan->cxt, 2 * scan->orders_cap *
+								  sizeof(MinidbGivenOrder));
+		memcpy(more, scan->orders, scan->norders * sizeof(MinidbGivenOrder));
+		if (scan->orders != scan->orders_inline)
+			pfree(scan->orders);
+		scan->orders = more;
+		scan->orders_cap *= 2;
+	}
+	go = &scan->orders[scan->norders];
+	go->blkno = blkno;
+	go->nrows = rows->nrows;
+	if (scan->norders == 0)
+	{
+		go->offsets = scan->first_offsets;
+		go->order = scan->first_order;
+	}
+	else
+	{
+		go->offsets = MemoryContextAlloc(scan->cxt, rows->nrows *
+										 (sizeof(OffsetNumber) + sizeof(uint16)));
+		go->order = (uint16 *) (go->offsets + rows->nrows);
+	}
+	memcpy(go->offsets, rows->offsets, rows->nrows * sizeof(OffsetNumber));
+	memcpy(go->order, rows->order, rows->nrows * sizeof(uint16));
+	scan->norders++;
+}
+
+/*
+ * Give the rows of a page the scan gave before in the order it gave them:
+ * false when they are not the same rows (a snapshot that is not MVCC), and
+ * rows_order_by_age decides.
+ */
+static bool
+order_as_given(MinidbScanDesc scan, BlockNumber blkno, MinidbPageRows *rows)
+{
+	MinidbGivenOrder *go = given_order(scan, blkno);
+
+	if (go == NULL)
+	{
+		rows->ordered = false;	/* line pointer order, as before */
+		return true;
+	}
+	if (go->nrows != rows->nrows ||
+		memcmp(go->offsets, rows->offsets,
+			   rows->nrows * sizeof(OffsetNumber)) != 0)
+		return false;
+	memcpy(rows->order, go->order, rows->nrows * sizeof(uint16));
+	rows->ordered = true;
+	return true;
+}
+
+/* A sequential scan's page in the order heap's would give it */
+static void
+scan_page_order(MinidbScanDesc scan, BlockNumber blkno)
+{
+	MinidbPageRows *rows = &scan->rows;
+
+	if (page_given(scan, blkno) && order_as_given(scan, blkno, rows))
+		return;
+	rows_order_by_age(scan->base.rs_rd, blkno, rows);
+	if (!page_given(scan, blkno))
+		scan->giving = blkno;	/* kept when the scan leaves it */
+}
+
+/*
+ * Keep the order of the page the scan is leaving, if it gave it first
+ * (before its rows go: the next page, a rescan).  A scan that ends on its
+ * first page, as one of a one-page table does, keeps nothing.
+ */
+static inline void
+leave_page(MinidbScanDesc scan)
+{
+	if (scan->giving != InvalidBlockNumber)
+	{
+		remember_given(scan, scan->giving, &scan->rows);
+		scan->giving = InvalidBlockNumber;
+	}
+}
+
 /* Move to the next page with rows; false at the end of the scan */
 bool
 minidb_scan_next_page(MinidbScanDesc scan, ScanDirection direction)
@@ -1954,6 +2126,7 @@ minidb_scan_next_page(MinidbScanDesc scan, ScanDirection direction)
 	{
 		BlockNumber blkno = minidb_scan_advance_block(scan, direction);
 
+		leave_page(scan);
 		if (blkno == InvalidBlockNumber)
 		{
 			rows_reset(&scan->rows);
@@ -1962,7 +2135,7 @@ minidb_scan_next_page(MinidbScanDesc scan, ScanDirection direction)
 		}
 		collect_page(scan, blkno, NULL, 0);
 		if (scan->by_age)
-			rows_order_by_age(scan->base.rs_rd, blkno, &scan->rows);
+			scan_page_order(scan, blkno);
 		if (scan->rows.nrows > 0)
 			return true;
 	}

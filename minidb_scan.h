@@ -76,6 +76,15 @@ typedef struct MinidbPageRows
 	Size		arena_used;
 } MinidbPageRows;
 
+/* The order a sequential scan gave a page (minidb_scan.c, scan_page_order) */
+typedef struct MinidbGivenOrder
+{
+	BlockNumber blkno;
+	int			nrows;
+	OffsetNumber *offsets;		/* its rows, by offset (rows->offsets) */
+	uint16	   *order;			/* their indexes, in the order given */
+} MinidbGivenOrder;
+
 typedef struct MinidbScanDescData
 {
 	TableScanDescData base;
@@ -111,6 +120,22 @@ typedef struct MinidbScanDescData
 	BlockNumber sample_pos;
 
 	/*
+	 * The order a sequential scan gave each page it left (see
+	 * scan_page_order): which blocks it gave, by bit, and the order of
+	 * those whose rows it did not give in line pointer order
+	 */
+	bits8	   *given;			/* given_inline, or palloc'd */
+	BlockNumber given_cap;		/* blocks given[] covers */
+	uint64		given_inline;	/* given[] of a table of up to 64 blocks */
+	MinidbGivenOrder *orders;	/* orders_inline, or palloc'd */
+	MinidbGivenOrder orders_inline[2];
+	int			norders;
+	int			orders_cap;
+	int			orders_hit;		/* where the last lookup found one */
+	BlockNumber giving;			/* the page given last, if its order is not
+								 * kept yet, or InvalidBlockNumber */
+
+	/*
 	 * store_row's check of a row's attributes, for the slot's descriptor
 	 * layout_desc: its first layout_nfixed attributes are fixed-width, and
 	 * the first n of them end at layout_end[n] (see store_row)
@@ -129,6 +154,9 @@ typedef struct MinidbScanDescData
 	 */
 	MinidbPageRows rows;
 	int			sample_visible[MaxHeapTuplesPerPage + 1];	/* by offset */
+	/* the first order kept (orders[0]) */
+	OffsetNumber first_offsets[MaxHeapTuplesPerPage];
+	uint16		first_order[MaxHeapTuplesPerPage];
 } MinidbScanDescData;
 
 typedef MinidbScanDescData *MinidbScanDesc;

@@ -180,4 +180,60 @@ SELECT (SELECT array_agg(a) FROM m7) = (SELECT array_agg(a) FROM h7)
 	AS m7_one_command_hinted_as_heap;
 RESET synchronous_commit;
 
+-- A scrollable cursor that goes back retraces the rows it gave, though
+-- the transaction deleted or moved, after the rows were given, a row of
+-- another transaction's whose version the page's order placed by its cmin
+-- (the cmax is then stored there, as heap stores t_cid): a page read
+-- again comes out in the order it came out in before.  Heap beside.
+CREATE FUNCTION fetch_ids(c refcursor, n int, back bool) RETURNS int[]
+LANGUAGE plpgsql AS $$
+DECLARE r int; ids int[] := '{}';
+BEGIN
+	FOR i IN 1..n LOOP
+		IF back THEN FETCH PRIOR FROM c INTO r; ELSE FETCH NEXT FROM c INTO r; END IF;
+		EXIT WHEN NOT FOUND;
+		ids := ids || r;
+	END LOOP;
+	RETURN ids;
+END $$;
+CREATE PROCEDURE retraces(t text, change text, INOUT r text)
+LANGUAGE plpgsql AS $$
+DECLARE c refcursor := 'scroll_' || t; fwd int[]; back int[]; again int[];
+BEGIN
+	PERFORM set_config('client_min_messages', 'warning', true);
+	EXECUTE format('DROP TABLE IF EXISTS %I', t);
+	EXECUTE format('CREATE TABLE %I (id int PRIMARY KEY, n int, pad text) USING %s',
+				   t, CASE WHEN t LIKE 'm%' THEN 'minidb' ELSE 'heap' END);
+	EXECUTE format('INSERT INTO %I SELECT g, 0, repeat(''x'', 1000) FROM generate_series(1, 10) g', t);
+	EXECUTE format('UPDATE %I SET n = 1 WHERE id = 1', t);
+	COMMIT;
+	OPEN c SCROLL FOR EXECUTE format('SELECT id FROM %I', t);
+	fwd := fetch_ids(c, 9, false);
+	EXECUTE format(change, t);
+	back := fetch_ids(c, 9, true);
+	MOVE ABSOLUTE 0 FROM c;
+	again := fetch_ids(c, 10, false);
+	CLOSE c;
+	ROLLBACK;
+	r := format('%s: back %s, again %s',
+		CASE WHEN array_length(fwd, 1) = 9 THEN 'nine' ELSE 'short' END,
+		CASE WHEN back = (SELECT array_agg(x ORDER BY o DESC) FROM unnest(fwd[1:8]) WITH ORDINALITY u(x, o))
+			 THEN 'retraced' ELSE 'differs: ' || fwd::text || ' / ' || back::text END,
+		CASE WHEN again[1:9] = fwd THEN 'same' ELSE 'differs: ' || again::text END);
+END $$;
+CREATE PROCEDURE show_retraces() LANGUAGE plpgsql AS $$
+DECLARE t text; change text; r text;
+BEGIN
+	FOREACH change IN ARRAY ARRAY['DELETE FROM %I WHERE id = 1',
+								  'UPDATE %I SET id = -1 WHERE id = 1',
+								  'UPDATE %I SET n = 2 WHERE id = 1'] LOOP
+		FOREACH t IN ARRAY ARRAY['h8', 'm8'] LOOP
+			CALL retraces(t, change, r);
+			RAISE NOTICE '% %: %', t, split_part(change, ' ', 1) ||
+				CASE WHEN change LIKE '%id = -1%' THEN ' (moves)' ELSE '' END, r;
+		END LOOP;
+	END LOOP;
+END $$;
+CALL show_retraces();
+
 DROP SCHEMA am_scan_order CASCADE;
