@@ -133,19 +133,27 @@ sub gen_spec($seed, $idx) {
         push @setup,
           "CREATE TABLE c (pid int REFERENCES t" . ($cascade ? " ON DELETE CASCADE" : "") .
           ", tag text) USING minidb;";
-        push @setup, "INSERT INTO c VALUES (1, 'c0');";
+        push @setup, "INSERT INTO c VALUES (3, 'c0');";
     }
 
     my $nsess = chance(0.35) ? 3 : 2;
     my @sessions;
     for my $s (1 .. $nsess) {
         my @steps;
+        # one transaction, sometimes two; the first session may VACUUM
+        # between them
+        my $ntx = chance(0.3) ? 2 : 1;
+        for my $tx (1 .. $ntx) {
+        if ($tx > 1 && $s == 1 && chance(0.5)) {
+            push @steps, { op => 'vacuum', sql => 'VACUUM t;' };
+        }
         my $level = weighted('READ COMMITTED' => 4, 'REPEATABLE READ' => 3, 'SERIALIZABLE' => 2);
         push @steps, { op => 'begin', sql => "BEGIN ISOLATION LEVEL $level;" };
         my $nops = 1 + int(rand(4));
         my $sp = 0;
         for my $o (1 .. $nops) {
-            my $d = $s * 100 + $o;    # what this step adds: names it in the end state
+            # what this step adds: names it in the end state
+            my $d = $s * 100 + ($tx - 1) * 10 + $o;
             my $x = weighted(1 => 6, 2 => 5, (map { $_ => 1 } 3 .. $nrows), $nrows + 1 => 1, 11 => 1, 12 => 1);
             # an INSERT mostly of a key that is not there (yet)
             my $xi = chance(0.3) ? $x : pick($nrows + 1, $nrows + 1, $nrows + 2, 11, 12);
@@ -229,6 +237,7 @@ sub gen_spec($seed, $idx) {
         }
         push @steps, chance(0.8) ? { op => 'commit', sql => 'COMMIT;', end => 1 }
                                  : { op => 'rollback', sql => 'ROLLBACK;', end => 1 };
+        }
         for my $i (0 .. $#steps) {
             $steps[$i]{name} = "s${s}_" . ($i + 1) . "_$steps[$i]{op}";
             $steps[$i]{sess} = $s - 1;
@@ -307,14 +316,14 @@ sub gen_permutation($sessions) {
     my $n = @$sessions;
     my @pos = (0) x $n;
     my @held = map { [] } 1 .. $n;      # footprints of each open transaction
-    my @blockers = map { {} } 1 .. $n;  # sessions it may still be waiting on
-    my @ended = (0) x $n;
+    my @txn = (0) x $n;                 # transactions each session ended
+    my @blockers = map { {} } 1 .. $n;  # session => its transaction it may wait on
     my @out;
     my $last;
     my $waits_on;
     $waits_on = sub ($s, $t, $seen) {   # may $s (transitively) wait on $t?
         for my $b (sort keys %{ $blockers[$s] }) {
-            next if $ended[$b];
+            next if $txn[$b] > $blockers[$s]{$b};
             return 1 if $b == $t;
             next if $seen->{$b}++;
             return 1 if $waits_on->($b, $t, $seen);
@@ -325,13 +334,13 @@ sub gen_permutation($sessions) {
         my @cand;
         for my $s (0 .. $n - 1) {
             next if $pos[$s] >= @{ $sessions->[$s]{steps} };
-            next if grep { !$ended[$_] } keys %{ $blockers[$s] };
+            next if grep { $txn[$_] <= $blockers[$s]{$_} } keys %{ $blockers[$s] };
             my $st = $sessions->[$s]{steps}[ $pos[$s] ];
             my %b;
             if ($st->{fp} && !$st->{fp}{nowait}) {
                 for my $t (0 .. $n - 1) {
-                    next if $t == $s || $ended[$t];
-                    $b{$t} = 1 if grep { fp_conflict($st->{fp}, $_) } @{ $held[$t] };
+                    next if $t == $s;
+                    $b{$t} = $txn[$t] if grep { fp_conflict($st->{fp}, $_) } @{ $held[$t] };
                 }
             }
             next if grep { $waits_on->($_, $s, {}) } keys %b;
@@ -347,7 +356,10 @@ sub gen_permutation($sessions) {
         push @out, $st->{name};
         $blockers[$s] = $b;
         push @{ $held[$s] }, $st->{fp} if $st->{fp};
-        $ended[$s] = 1 if $st->{end};
+        if ($st->{end}) {
+            $txn[$s]++;
+            $held[$s] = [];
+        }
     }
     return (grep { $pos[$_] < @{ $sessions->[$_]{steps} } } 0 .. $n - 1) ? undef : \@out;
 }
@@ -360,8 +372,15 @@ for my $seed (@seeds) {
     }
 }
 
+# WORKDIR is emptied first: only an empty folder or one of ours
+if (-d $work && !-e "$work/.random_oracle") {
+    opendir(my $dh, $work) or die "random_oracle: $work: $!\n";
+    my @entries = grep { !/^\.\.?$/ } readdir($dh);
+    die "random_oracle: $work is not empty and not a random_oracle work folder\n" if @entries;
+}
 remove_tree($work);
 make_path("$work/specs");
+write_file("$work/.random_oracle", "work folder of test/isolation/random_oracle.pl\n");
 sub write_file($path, $text) {
     open(my $fh, '>', $path) or die "random_oracle: $path: $!\n";
     print $fh $text;
