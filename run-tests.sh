@@ -16,6 +16,10 @@
 #   isolation        one per specs/*.spec file
 #   isoheap          one per spec marked "# oracle: heap", run with heap
 #                    tables against the same expected file
+#   isorandom        one per spec that test/isolation/random_oracle.pl
+#                    generates (ISORANDOM_SEED seeds, ISORANDOM_SPECS each),
+#                    minidb's output against heap's; specs whose heap runs
+#                    differ are discarded, not counted
 #   pgtap            one per assertion in test/pgtap/*.sql
 #   tap              one per top-level assertion in t/*.pl
 #   pgcore           one per test of PostgreSQL's regression suite (and one
@@ -32,10 +36,11 @@
 # Environment: PG_CONFIG (pg_config): the server to build, install and test
 # against (its major version picks the Debian packages, its bindir the
 # cluster's, pg_regress's, psql's and prove's programs); FUZZ_SECONDS (60),
-# PLANT_SECONDS (120), MINIDB_CLUSTER_DIR, MINIDB_PORT (see
-# scripts/cluster.sh), MINIDB_SANITIZE_PORT (see test/sanitize/run.sh;
-# default: the first free ports after MINIDB_PORT), KEEP_WORK=1 keeps the
-# work folder.
+# PLANT_SECONDS (120), ISORANDOM_SEED (the seed list of isorandom, "1"),
+# ISORANDOM_SPECS (its specs per seed, 120), MINIDB_CLUSTER_DIR,
+# MINIDB_PORT (see scripts/cluster.sh), MINIDB_SANITIZE_PORT (see
+# test/sanitize/run.sh; default: the first free ports after MINIDB_PORT),
+# KEEP_WORK=1 keeps the work folder.
 # MINIDB_PGSUITE: count (default) runs PostgreSQL's suites (pgcore,
 # pgisolation; test/pgsuite/run.sh) and counts them; report runs them and
 # shows their results without counting them in the total; skip leaves them
@@ -266,6 +271,20 @@ if [ "$F" -gt 0 ] || [ $rc -ne 0 ]; then
     runner_failed $rc && tail -10 "$LOG/isoheap.log"
 fi
 record isoheap "$P" "$F" "expected outputs are heap's"
+
+# ---------------------------------------------------------------- random specs, heap as oracle
+ISORANDOM_SEED=${ISORANDOM_SEED:-1}
+ISORANDOM_SPECS=${ISORANDOM_SPECS:-120}
+section "isorandom (test/isolation/random_oracle.pl: seeds $ISORANDOM_SEED, $ISORANDOM_SPECS specs each)"
+as_pg env PGHOST="$PGHOST" PGPORT="$PGPORT" PGUSER="$PGUSER" PG_CONFIG="$PG_CONFIG" PATH="$PATH" \
+    ISORANDOM_SEED="$ISORANDOM_SEED" ISORANDOM_SPECS="$ISORANDOM_SPECS" \
+    perl "$TREE/test/isolation/random_oracle.pl" "$WORK/isorandom" >"$LOG/isorandom.log" 2>&1
+rc=$?
+P=$(grep -cE '^isorandom [^ ]+ \.\.\. ok$' "$LOG/isorandom.log")
+F=$(grep -cE '^isorandom [^ ]+ \.\.\. FAILED' "$LOG/isorandom.log")
+grep -E '^isorandom [^ ]+ \.\.\. (FAILED|discarded)|^isorandom:' "$LOG/isorandom.log"
+runner_failed $rc && tail -10 "$LOG/isorandom.log"
+record isorandom "$P" "$F" "$(grep -oE '[0-9]+ discarded \([0-9]+s' "$LOG/isorandom.log" | tr -d '(')"
 
 # ---------------------------------------------------------------- differential
 section "diff (test/diff/run.sh, heap vs minidb)"

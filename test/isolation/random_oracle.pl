@@ -52,7 +52,6 @@
 use v5.36;
 use Getopt::Long;
 use File::Path qw(make_path remove_tree);
-use File::Copy qw(copy);
 
 my @seeds = split /[\s,]+/, ($ENV{ISORANDOM_SEED} // '1');
 my $count = $ENV{ISORANDOM_SPECS} // 40;
@@ -162,6 +161,7 @@ sub gen_spec($seed, $idx) {
                 upd_n => 4, upd_nk => 2, upd_k => 2, upd_v => 2, upd_id => 2, upd_ret => 1,
                 del => 2, del_k => 1, ins => 2, ins_dn => 1, ins_du => 2, merge => 2,
                 lock => 4, lock_k => 1, sel => 2, sel_k => 1,
+                upd_id_k => 1, ins_mv => 1, del_ret => 1, lock_all => 1, sel_ios => 1,
                 sp => ($sp ? 0 : 1), sp_rb => ($sp ? 2 : 0), sp_rel => ($sp ? 1 : 0),
                 child => ($fk ? 3 : 0));
             my ($sql, $fp);
@@ -217,6 +217,27 @@ sub gen_spec($seed, $idx) {
                 my $where = $op eq 'lock' ? "id = $x" : "k = $kk";
                 $sql = "SELECT id, k, n FROM t WHERE $where ORDER BY id FOR $clause$wait;";
                 $fp = { ids => ($op eq 'lock' ? [$x] : undef), mode => $mode, nowait => ($wait ne '') };
+            } elsif ($op eq 'upd_id_k') {
+                $sql = "UPDATE t SET id = id + 10 WHERE k = $kk;";
+                $fp = { ids => undef, mode => 'UP' };
+            } elsif ($op eq 'ins_mv') {
+                # an upsert that changes the key of the row it finds
+                $sql = "INSERT INTO t VALUES ($x, $kk, 'i$d', $d) ON CONFLICT (id) DO UPDATE SET id = t.id + 20, n = t.n + $d;";
+                $fp = { ids => [ $x, $x + 20 ], mode => 'IN' };
+            } elsif ($op eq 'del_ret') {
+                $sql = "WITH d AS (DELETE FROM t WHERE k = $kk OR id = $x RETURNING id, k, n) SELECT * FROM d ORDER BY id;";
+                $fp = { ids => undef, mode => 'UP' };
+            } elsif ($op eq 'lock_all') {
+                my ($clause, $mode) = @{ pick(['UPDATE', 'UP'], ['NO KEY UPDATE', 'NK'],
+                                               ['SHARE', 'SH'], ['KEY SHARE', 'KS']) };
+                my $wait = weighted('' => 2, ' SKIP LOCKED' => 1);
+                $sql = "SELECT id, n FROM t ORDER BY id FOR $clause$wait;";
+                $fp = { ids => undef, mode => $mode, nowait => ($wait ne '') };
+            } elsif ($op eq 'sel_ios') {
+                # index-only scans when sequential scans are off (the
+                # visibility map after VACUUM)
+                $sql = pick("SELECT id FROM t WHERE id >= 0 ORDER BY id;",
+                            "SELECT k, count(*) FROM t WHERE k >= 0 GROUP BY k ORDER BY k;");
             } elsif ($op eq 'sel') {
                 $sql = $READ;
             } elsif ($op eq 'sel_k') {
@@ -456,7 +477,7 @@ for my $sp (@specs) {
     } else {
         my $dir = "$work/failed/$name";
         make_path($dir);
-        copy("$work/specs/$name.spec", "$dir/$name.spec");
+        write_file("$dir/$name.spec", read_file("$work/specs/$name.spec"));
         write_file("$dir/heap.out", $h1);
         write_file("$dir/minidb.out", $m // '');
         system("diff -u '$dir/heap.out' '$dir/minidb.out' > '$dir/diff'");
