@@ -93,6 +93,12 @@ my %CONFLICT = (
 );
 
 # Do two footprints (each { ids => [..] or undef for every row, mode }) meet?
+sub fp_meet($a, $b) {    # do they name a row in common, whatever the modes?
+    return 1 if !defined $a->{ids} || !defined $b->{ids};
+    my %in = map { $_ => 1 } @{ $a->{ids} };
+    return scalar grep { $in{$_} } @{ $b->{ids} };
+}
+
 sub fp_conflict($a, $b) {
     return 0 unless $CONFLICT{ $a->{mode} }{ $b->{mode} };
     return 1 if !defined $a->{ids} || !defined $b->{ids};
@@ -339,6 +345,7 @@ sub gen_permutation($sessions) {
     my @held = map { [] } 1 .. $n;      # footprints of each open transaction
     my @txn = (0) x $n;                 # transactions each session ended
     my @blockers = map { {} } 1 .. $n;  # session => its transaction it may wait on
+    my @pending;                        # footprint of the step it may wait in
     my @out;
     my $last;
     my $waits_on;
@@ -365,6 +372,22 @@ sub gen_permutation($sessions) {
                 }
             }
             next if grep { $waits_on->($_, $s, {}) } keys %b;
+            # Two sessions waiting for the same row at once are woken
+            # together when a waiter does not queue on the tuple lock: an
+            # INSERT's unique check or ON CONFLICT, MERGE's insert, or a
+            # session that holds a lock on the row already (heap skips the
+            # queue then).  Which one wins is a race, on heap too: no such
+            # pair.
+            if (%b) {
+                my $mine = grep { fp_meet($st->{fp}, $_) } @{ $held[$s] };
+                next if grep {
+                    my $u = $_;
+                    $u != $s && $pending[$u] && fp_meet($st->{fp}, $pending[$u]) &&
+                      (grep { $txn[$_] <= $blockers[$u]{$_} } keys %{ $blockers[$u] }) &&
+                      ($mine || $st->{fp}{mode} eq 'IN' || $pending[$u]{mode} eq 'IN' ||
+                       (grep { $_ != $pending[$u] && fp_meet($st->{fp}, $_) } @{ $held[$u] }))
+                } 0 .. $n - 1;
+            }
             # favour steps that wait and switching sessions: interleavings
             # with waits are the interesting ones
             my $w = (%b ? 4 : 1) * (defined $last && $last != $s ? 2 : 1);
@@ -376,6 +399,7 @@ sub gen_permutation($sessions) {
         my $st = $sessions->[$s]{steps}[ $pos[$s]++ ];
         push @out, $st->{name};
         $blockers[$s] = $b;
+        $pending[$s] = %$b ? $st->{fp} : undef;
         push @{ $held[$s] }, $st->{fp} if $st->{fp};
         if ($st->{end}) {
             $txn[$s]++;
