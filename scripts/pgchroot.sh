@@ -34,7 +34,8 @@
 # The chroot shares the host's network and process ids: a server started in
 # it must use a port nobody else uses (MINIDB_PORT).  CMD gets a clean
 # environment: PATH, HOME, LANG=C.UTF-8, PG_CONFIG (the chroot's), plus CI,
-# KEEP_WORK, FUZZ_SECONDS, PLANT_SECONDS, DIFF_STEPS, TERM and every
+# KEEP_WORK, FUZZ_SECONDS, PLANT_SECONDS, DIFF_STEPS, ISORANDOM_SEED,
+# ISORANDOM_SPECS, TERM and every
 # MINIDB_* variable of the caller.
 #
 # Environment:
@@ -219,7 +220,8 @@ do_run() {
     local envs=(PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
         HOME=/root LANG=C.UTF-8 "PG_CONFIG=/usr/lib/postgresql/$VERSION/bin/pg_config")
     local v
-    for v in CI KEEP_WORK FUZZ_SECONDS PLANT_SECONDS DIFF_STEPS TERM $(compgen -e MINIDB_); do
+    for v in CI KEEP_WORK FUZZ_SECONDS PLANT_SECONDS DIFF_STEPS ISORANDOM_SEED ISORANDOM_SPECS \
+        TERM $(compgen -e MINIDB_); do
         [ -n "${!v+x}" ] && envs+=("$v=${!v}")
     done
     local chrooted=(chroot "$ROOT" /usr/bin/env -i "${envs[@]}"
