@@ -21,7 +21,7 @@ use PostgreSQL::Test::Utils;
 use Test::More;
 
 my $node = PostgreSQL::Test::Cluster->new('page_room');
-$node->init;
+$node->init(no_data_checksums => 1);	# initdb's default from 18 on
 $node->append_conf('postgresql.conf', qq{
 shared_preload_libraries = 'minidb_am'
 autovacuum = off

@@ -510,7 +510,8 @@ sub error_block_of_file
 	my ($o) = @_;
 	my ($file) = $path =~ m{/(base/\d+/\d+)$};
 	return undef unless $o =~ /^error XX001 /;
-	return [ $1, 0 ] if $o =~ /\binvalid page in block (\d+) of relation \Q$file\E\b/;
+	# (18 quotes the file name)
+	return [ $1, 0 ] if $o =~ /\binvalid page in block (\d+) of relation "?\Q$file\E\b/;
 	return undef;
 }
 
