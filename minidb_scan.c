@@ -1961,9 +1961,9 @@ rows_order_by_age(Relation rel, BlockNumber blkno, MinidbPageRows *rows)
  * stores its cmax where the version's cmin was (as heap stores t_cid), and
  * rows_order_by_age would place the row elsewhere.  So the scan keeps the
  * order it gave each page it left: a bit for every block it gave, and, for
- * the pages not given in line pointer order, their offsets in the order
- * given (2 bytes a row, on the pages whose rows were updated in place out
- * of order).
+ * the pages not given in line pointer order, their rows' offsets and the
+ * order given (4 bytes a row, on the pages whose rows were updated in
+ * place out of order), the pair MinidbLastOrder keeps for one page.
  */
 static bool
 page_given(MinidbScanDesc scan, BlockNumber blkno)
