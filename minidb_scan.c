@@ -1666,11 +1666,30 @@ row_key_before(const MinidbAgeKey *keys, int a, int b)
  */
 typedef struct MinidbLastOrder
 {
-	BlockNumber blkno;
-	int			nrows;
-	OffsetNumber offsets[MaxHeapTuplesPerPage]; /* its rows, by offset */
-	uint16		order[MaxHeapTuplesPerPage];	/* their indexes, in order */
+	MinidbPageOrder page;		/* points at the arrays below */
+	OffsetNumber offsets[MaxHeapTuplesPerPage];
+	uint16		order[MaxHeapTuplesPerPage];
 } MinidbLastOrder;
+
+/* Whether po orders just the rows of rows (the same offsets) */
+static bool
+page_order_fits(const MinidbPageOrder *po, const MinidbPageRows *rows)
+{
+	return po->nrows == rows->nrows &&
+		memcmp(po->offsets, rows->offsets,
+			   rows->nrows * sizeof(OffsetNumber)) == 0;
+}
+
+/* Keep in po (whose arrays have room) order, an order of page blkno's rows */
+static void
+page_order_keep(MinidbPageOrder *po, BlockNumber blkno,
+				const MinidbPageRows *rows, const uint16 *order)
+{
+	po->blkno = blkno;
+	po->nrows = rows->nrows;
+	memcpy(po->offsets, rows->offsets, rows->nrows * sizeof(OffsetNumber));
+	memcpy(po->order, order, rows->nrows * sizeof(uint16));
+}
 
 /*
  * Where to start sorting the rows of page blkno of rel: their order of the
@@ -1682,15 +1701,14 @@ rows_start_order(Relation rel, BlockNumber blkno,
 				 const MinidbPageRows *rows, uint16 *order)
 {
 	const MinidbLastOrder *last = (const MinidbLastOrder *) rel->rd_amcache;
-	int			n = rows->nrows;
 
-	if (last != NULL && last->blkno == blkno && last->nrows == n &&
-		memcmp(last->offsets, rows->offsets, n * sizeof(OffsetNumber)) == 0)
+	if (last != NULL && last->page.blkno == blkno &&
+		page_order_fits(&last->page, rows))
 	{
-		memcpy(order, last->order, n * sizeof(uint16));
+		memcpy(order, last->page.order, rows->nrows * sizeof(uint16));
 		return;
 	}
-	for (int i = 0; i < n; i++)
+	for (int i = 0; i < rows->nrows; i++)
 		order[i] = i;
 }
 
@@ -1704,12 +1722,11 @@ remember_order(Relation rel, BlockNumber blkno, const MinidbPageRows *rows,
 	if (last == NULL)
 	{
 		last = MemoryContextAlloc(CacheMemoryContext, sizeof(MinidbLastOrder));
+		last->page.offsets = last->offsets;
+		last->page.order = last->order;
 		rel->rd_amcache = last;
 	}
-	last->blkno = blkno;
-	last->nrows = rows->nrows;
-	memcpy(last->offsets, rows->offsets, rows->nrows * sizeof(OffsetNumber));
-	memcpy(last->order, order, rows->nrows * sizeof(uint16));
+	page_order_keep(&last->page, blkno, rows, order);
 }
 
 /* The comparisons insert_in_order places a row by */
@@ -1963,7 +1980,7 @@ rows_order_by_age(Relation rel, BlockNumber blkno, MinidbPageRows *rows)
  * order it gave each page it left: a bit for every block it gave, and, for
  * the pages not given in line pointer order, their rows' offsets and the
  * order given (4 bytes a row, on the pages whose rows were updated in
- * place out of order), the pair MinidbLastOrder keeps for one page.
+ * place out of order), a MinidbPageOrder, as rows_start_order keeps one.
  */
 static bool
 page_given(MinidbScanDesc scan, BlockNumber blkno)
@@ -1973,7 +1990,7 @@ page_given(MinidbScanDesc scan, BlockNumber blkno)
 }
 
 /* The order the scan gave page blkno, or NULL: line pointer order */
-static MinidbGivenOrder *
+static MinidbPageOrder *
 given_order(MinidbScanDesc scan, BlockNumber blkno)
 {
 	int			hit = scan->orders_hit;
@@ -2023,7 +2040,7 @@ static void
 remember_given(MinidbScanDesc scan, BlockNumber blkno,
 			   const MinidbPageRows *rows)
 {
-	MinidbGivenOrder *go;
+	MinidbPageOrder *go;
 
 	if (blkno >= scan->given_cap)
 		given_cover(scan, blkno);
@@ -2037,19 +2054,17 @@ remember_given(MinidbScanDesc scan, BlockNumber blkno,
 	}
 	else if (scan->norders == scan->orders_cap)
 	{
-		MinidbGivenOrder *more;
+		MinidbPageOrder *more;
 
 		more = MemoryContextAlloc(scan->cxt, 2 * scan->orders_cap *
-								  sizeof(MinidbGivenOrder));
-		memcpy(more, scan->orders, scan->norders * sizeof(MinidbGivenOrder));
+								  sizeof(MinidbPageOrder));
+		memcpy(more, scan->orders, scan->norders * sizeof(MinidbPageOrder));
 		if (scan->orders != scan->orders_inline)
 			pfree(scan->orders);
 		scan->orders = more;
 		scan->orders_cap *= 2;
 	}
 	go = &scan->orders[scan->norders];
-	go->blkno = blkno;
-	go->nrows = rows->nrows;
 	if (scan->norders == 0)
 	{
 		go->offsets = scan->first_offsets;
@@ -2061,8 +2076,7 @@ remember_given(MinidbScanDesc scan, BlockNumber blkno,
 										 (sizeof(OffsetNumber) + sizeof(uint16)));
 		go->order = (uint16 *) (go->offsets + rows->nrows);
 	}
-	memcpy(go->offsets, rows->offsets, rows->nrows * sizeof(OffsetNumber));
-	memcpy(go->order, rows->order, rows->nrows * sizeof(uint16));
+	page_order_keep(go, blkno, rows, rows->order);
 	scan->norders++;
 }
 
@@ -2074,16 +2088,14 @@ remember_given(MinidbScanDesc scan, BlockNumber blkno,
 static bool
 order_as_given(MinidbScanDesc scan, BlockNumber blkno, MinidbPageRows *rows)
 {
-	MinidbGivenOrder *go = given_order(scan, blkno);
+	MinidbPageOrder *go = given_order(scan, blkno);
 
 	if (go == NULL)
 	{
 		rows->ordered = false;	/* line pointer order, as before */
 		return true;
 	}
-	if (go->nrows != rows->nrows ||
-		memcmp(go->offsets, rows->offsets,
-			   rows->nrows * sizeof(OffsetNumber)) != 0)
+	if (!page_order_fits(go, rows))
 		return false;
 	memcpy(rows->order, go->order, rows->nrows * sizeof(uint16));
 	rows->ordered = true;

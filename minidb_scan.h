@@ -76,14 +76,19 @@ typedef struct MinidbPageRows
 	Size		arena_used;
 } MinidbPageRows;
 
-/* The order a sequential scan gave a page (minidb_scan.c, scan_page_order) */
-typedef struct MinidbGivenOrder
+/*
+ * An order a page's rows were given in: their offsets, and indexes into
+ * those in the order given.  A sequential scan keeps one for each page it
+ * gave out of line pointer order (minidb_scan.c, scan_page_order), and the
+ * relation one for the page it last sorted (rows_start_order).
+ */
+typedef struct MinidbPageOrder
 {
 	BlockNumber blkno;
 	int			nrows;
 	OffsetNumber *offsets;		/* its rows, by offset (rows->offsets) */
 	uint16	   *order;			/* their indexes, in the order given */
-} MinidbGivenOrder;
+} MinidbPageOrder;
 
 typedef struct MinidbScanDescData
 {
@@ -127,8 +132,8 @@ typedef struct MinidbScanDescData
 	bits8	   *given;			/* given_inline, or palloc'd */
 	BlockNumber given_cap;		/* blocks given[] covers */
 	uint64		given_inline;	/* given[] of a table of up to 64 blocks */
-	MinidbGivenOrder *orders;	/* orders_inline, or palloc'd */
-	MinidbGivenOrder orders_inline[2];
+	MinidbPageOrder *orders;	/* orders_inline, or palloc'd */
+	MinidbPageOrder orders_inline[2];
 	int			norders;
 	int			orders_cap;
 	int			orders_hit;		/* where the last lookup found one */
