@@ -11,17 +11,9 @@ RESET client_min_messages;
 CREATE SCHEMA am_dml;
 SET search_path = am_dml, public;
 
-CREATE FUNCTION cmp(a regclass, b regclass, q text DEFAULT 'true')
-RETURNS TABLE(side text, r text) LANGUAGE plpgsql AS $$
-BEGIN
-  RETURN QUERY EXECUTE format(
-    '(SELECT %1$L::text, x::text FROM %1$s x WHERE %3$s
-      EXCEPT ALL SELECT %1$L::text, x::text FROM %2$s x WHERE %3$s)
-     UNION ALL
-     (SELECT %2$L::text, x::text FROM %2$s x WHERE %3$s
-      EXCEPT ALL SELECT %2$L::text, x::text FROM %1$s x WHERE %3$s)',
-    a, b, q);
-END $$;
+\getenv abs_srcdir PG_ABS_SRCDIR
+\set cmp_file :abs_srcdir '/sql/include/cmp.sql'
+\i :cmp_file
 
 CREATE TABLE h (id int PRIMARY KEY, k int, v text, n numeric, f bool,
                 g int GENERATED ALWAYS AS (k * 2) STORED) USING heap;

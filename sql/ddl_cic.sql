@@ -19,17 +19,9 @@ RESET client_min_messages;
 CREATE SCHEMA ddl_cic;
 SET search_path = ddl_cic, public;
 
-CREATE FUNCTION cmp(a regclass, b regclass, cols text DEFAULT 'x')
-RETURNS TABLE(side text, r text) LANGUAGE plpgsql AS $$
-BEGIN
-  RETURN QUERY EXECUTE format(
-    '(SELECT %1$L::text, (%3$s)::text FROM %1$s x
-      EXCEPT ALL SELECT %1$L::text, (%3$s)::text FROM %2$s x)
-     UNION ALL
-     (SELECT %2$L::text, (%3$s)::text FROM %2$s x
-      EXCEPT ALL SELECT %2$L::text, (%3$s)::text FROM %1$s x)',
-    a, b, cols);
-END $$;
+\getenv abs_srcdir PG_ABS_SRCDIR
+\set cmp_file :abs_srcdir '/sql/include/cmp.sql'
+\i :cmp_file
 -- rows read through a forced plain index scan on the given index
 CREATE FUNCTION via_index(rel regclass, idx regclass, cond text)
 RETURNS TABLE(r text) LANGUAGE plpgsql AS $$

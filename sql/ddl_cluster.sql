@@ -23,17 +23,8 @@ SET search_path = ddl_cluster, public;
 \set quiesce_file :abs_srcdir '/sql/include/quiesce.sql'
 \i :quiesce_file
 
-CREATE FUNCTION cmp(a regclass, b regclass, cols text DEFAULT 'x')
-RETURNS TABLE(side text, r text) LANGUAGE plpgsql AS $$
-BEGIN
-  RETURN QUERY EXECUTE format(
-    '(SELECT %1$L::text, (%3$s)::text FROM %1$s x
-      EXCEPT ALL SELECT %1$L::text, (%3$s)::text FROM %2$s x)
-     UNION ALL
-     (SELECT %2$L::text, (%3$s)::text FROM %2$s x
-      EXCEPT ALL SELECT %2$L::text, (%3$s)::text FROM %1$s x)',
-    a, b, cols);
-END $$;
+\set cmp_file :abs_srcdir '/sql/include/cmp.sql'
+\i :cmp_file
 CREATE FUNCTION node(rel regclass) RETURNS oid LANGUAGE sql AS
 $$ SELECT relfilenode FROM pg_class WHERE oid = rel $$;
 -- rows (by the query's column k) out of order when read in ctid order

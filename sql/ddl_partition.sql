@@ -18,17 +18,9 @@ RESET client_min_messages;
 CREATE SCHEMA ddl_partition;
 SET search_path = ddl_partition, public;
 
-CREATE FUNCTION cmp(a regclass, b regclass, cols text DEFAULT 'x')
-RETURNS TABLE(side text, r text) LANGUAGE plpgsql AS $$
-BEGIN
-  RETURN QUERY EXECUTE format(
-    '(SELECT %1$L::text, (%3$s)::text FROM %1$s x
-      EXCEPT ALL SELECT %1$L::text, (%3$s)::text FROM %2$s x)
-     UNION ALL
-     (SELECT %2$L::text, (%3$s)::text FROM %2$s x
-      EXCEPT ALL SELECT %2$L::text, (%3$s)::text FROM %1$s x)',
-    a, b, cols);
-END $$;
+\getenv abs_srcdir PG_ABS_SRCDIR
+\set cmp_file :abs_srcdir '/sql/include/cmp.sql'
+\i :cmp_file
 CREATE FUNCTION am_of(rel regclass) RETURNS name LANGUAGE sql AS
 $$ SELECT a.amname FROM pg_class c JOIN pg_am a ON a.oid = c.relam WHERE c.oid = rel $$;
 -- rows per partition, by partition bound (names differ between tables)

@@ -19,17 +19,9 @@ RESET client_min_messages;
 CREATE SCHEMA ddl_rewrite;
 SET search_path = ddl_rewrite, public;
 
-CREATE FUNCTION cmp(a regclass, b regclass, cols text DEFAULT 'x')
-RETURNS TABLE(side text, r text) LANGUAGE plpgsql AS $$
-BEGIN
-  RETURN QUERY EXECUTE format(
-    '(SELECT %1$L::text, (%3$s)::text FROM %1$s x
-      EXCEPT ALL SELECT %1$L::text, (%3$s)::text FROM %2$s x)
-     UNION ALL
-     (SELECT %2$L::text, (%3$s)::text FROM %2$s x
-      EXCEPT ALL SELECT %2$L::text, (%3$s)::text FROM %1$s x)',
-    a, b, cols);
-END $$;
+\getenv abs_srcdir PG_ABS_SRCDIR
+\set cmp_file :abs_srcdir '/sql/include/cmp.sql'
+\i :cmp_file
 CREATE FUNCTION am_of(rel regclass) RETURNS name LANGUAGE sql AS
 $$ SELECT a.amname FROM pg_class c JOIN pg_am a ON a.oid = c.relam WHERE c.oid = rel $$;
 CREATE FUNCTION node(rel regclass) RETURNS oid LANGUAGE sql AS
@@ -60,7 +52,7 @@ ALTER TABLE h ADD COLUMN s int DEFAULT nextval('hs'), ADD COLUMN t timestamptz D
 ALTER TABLE m ADD COLUMN s int DEFAULT nextval('ms'), ADD COLUMN t timestamptz DEFAULT clock_timestamp();
 SELECT node('h') <> :h_node AS h_rewritten, node('m') <> :m_node AS m_rewritten;
 SELECT count(*), count(DISTINCT s), min(s), max(s), count(t) FROM m;
-SELECT * FROM cmp('h', 'm', '(x.id, x.k, x.v, x.big)');
+SELECT * FROM cmp('h', 'm', cols => '(x.id, x.k, x.v, x.big)');
 -- and a non-volatile default does not rewrite
 SELECT node('m') AS m_node \gset
 ALTER TABLE h ADD COLUMN c int DEFAULT 7;
