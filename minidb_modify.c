@@ -998,23 +998,43 @@ write_update(UpdateTarget *ut, bool try_in_place, bool *in_place)
 	return newtid;
 }
 
+/* What an UPDATE learns from the version it supersedes */
+typedef struct UpdateOld
+{
+	HeapTuple	newtup;
+	Bitmapset  *blocking_attrs;	/* columns whose change moves the row */
+	Bitmapset  *summarized_attrs;	/* columns only summarizing indexes use */
+	Bitmapset  *key_attrs;
+	Bitmapset  *fk_attrs;		/* the foreign keys', when fk_checks */
+	Bitmapset  *checked_attrs;	/* all four together */
+	bool		own_tids;		/* triggers_need_own_tids */
+	bool		fk_checks;		/* foreign-key checks of new rows */
+	HeapTuple	oldtup;			/* that version, materialized */
+	Bitmapset  *changed;		/* which of checked_attrs the UPDATE changes */
+} UpdateOld;
+
 /*
  * Will AFTER row triggers fetch this table's rows by TID later, so that an
  * UPDATE must give the new row a TID of its own?  An AFTER UPDATE trigger
  * fetches the old and the new row, which need a TID each, and an AFTER
  * INSERT trigger (deferred ones fire at commit) must find the row as it was
- * inserted, not as a later UPDATE left it in place.  The foreign-key
- * triggers of a referenced table are the exception: they are queued only
- * for an UPDATE that changes the key (RI_FKey_pk_upd_check_required), and
- * one that stays in place changes no indexed column, keys included.
- * (Transition tables need no such help: the old row is read right after the
- * update, while the active snapshot still sees it.)
+ * inserted, not as a later UPDATE left it in place.  (Transition tables
+ * need no such help: the old row is read right after the update, while the
+ * active snapshot still sees it.)
+ *
+ * The foreign-key triggers are the exception, for the UPDATEs that queue
+ * none of their events.  Those of a referenced table are queued only for
+ * an UPDATE that changes the key (RI_FKey_pk_upd_check_required), and one
+ * that stays in place changes no indexed column, keys included.  Those of
+ * a referencing table (the check of the new row) are set in *fk_checks:
+ * see fk_checks_queue_nothing for when an UPDATE may stay all the same.
  */
 static bool
-triggers_need_own_tids(Relation rel)
+triggers_need_own_tids(Relation rel, bool *fk_checks)
 {
 	TriggerDesc *trigdesc = rel->trigdesc;
 
+	*fk_checks = false;
 	if (trigdesc == NULL ||
 		!(trigdesc->trig_update_after_row || trigdesc->trig_insert_after_row))
 		return false;
@@ -1026,12 +1046,84 @@ triggers_need_own_tids(Relation rel)
 			!(TRIGGER_FOR_UPDATE(trig->tgtype) ||
 			  TRIGGER_FOR_INSERT(trig->tgtype)))
 			continue;
-		if (trig->tgisinternal &&
-			RI_FKey_trigger_type(trig->tgfoid) == RI_TRIGGER_PK)
-			continue;
+		if (trig->tgisinternal)
+		{
+			int			ri = RI_FKey_trigger_type(trig->tgfoid);
+
+			if (ri == RI_TRIGGER_PK)
+				continue;
+			if (ri == RI_TRIGGER_FK)
+			{
+				*fk_checks = true;
+				continue;
+			}
+		}
 		return true;
 	}
 	return false;
+}
+
+/* The columns of the foreign keys of rel (as referencing table) */
+static Bitmapset *
+fk_columns(Relation rel)
+{
+	Bitmapset  *cols = NULL;
+	ListCell   *lc;
+
+	foreach(lc, RelationGetFKeyList(rel))
+	{
+		ForeignKeyCacheInfo *fk = lfirst_node(ForeignKeyCacheInfo, lc);
+
+		for (int i = 0; i < fk->nkeys; i++)
+			cols = bms_add_member(cols, fk->conkey[i] -
+								  FirstLowInvalidHeapAttributeNumber);
+	}
+	return cols;
+}
+
+/*
+ * Does newtup hold some but not all of a foreign key's columns?  MATCH
+ * FULL refuses such a row, and RI_FKey_fk_upd_check_required queues its
+ * check whatever changed (a NOT VALID constraint lets old rows keep them).
+ */
+static bool
+fk_partly_null(Relation rel, HeapTuple newtup)
+{
+	ListCell   *lc;
+
+	foreach(lc, RelationGetFKeyList(rel))
+	{
+		ForeignKeyCacheInfo *fk = lfirst_node(ForeignKeyCacheInfo, lc);
+		int			nulls = 0;
+
+		for (int i = 0; i < fk->nkeys; i++)
+			if (heap_attisnull(newtup, fk->conkey[i], RelationGetDescr(rel)))
+				nulls++;
+		if (nulls > 0 && nulls < fk->nkeys)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * May an UPDATE of a referencing table stay in place?  Only when it queues
+ * no foreign-key check, so that no check ever fetches the row by its TID
+ * (it would get the version its snapshot sees, maybe the old one, and read
+ * an in-place new version as dead: RI_FKey_check's SnapshotSelf test).
+ * RI_FKey_fk_upd_check_required queues none when the new row's key is
+ * whole or all NULL, the superseded version was not written by this
+ * transaction (else the check goes in whatever changed: this transaction's
+ * INSERT check would no longer see its row), and the key did not change.
+ * The same conditions leave this transaction's own INSERT checks alone:
+ * a row this transaction wrote always moves.
+ */
+static bool
+fk_checks_queue_nothing(Relation rel, const UpdateOld *uo,
+						TransactionId old_xmin)
+{
+	return !TransactionIdIsCurrentTransactionId(old_xmin) &&
+		!bms_overlap(uo->changed, uo->fk_attrs) &&
+		!fk_partly_null(rel, uo->newtup);
 }
 
 /*
@@ -1041,23 +1133,12 @@ triggers_need_own_tids(Relation rel)
  * index alone uses does not), nor when triggers need TIDs of their own.
  */
 static bool
-update_may_stay(Relation rel, Bitmapset *changed, Bitmapset *blocking_attrs)
+update_may_stay(Relation rel, const UpdateOld *uo, TransactionId old_xmin)
 {
-	return !bms_overlap(changed, blocking_attrs) &&
-		!triggers_need_own_tids(rel);
+	if (bms_overlap(uo->changed, uo->blocking_attrs) || uo->own_tids)
+		return false;
+	return !uo->fk_checks || fk_checks_queue_nothing(rel, uo, old_xmin);
 }
-
-/* What an UPDATE learns from the version it supersedes */
-typedef struct UpdateOld
-{
-	HeapTuple	newtup;
-	Bitmapset  *blocking_attrs;	/* columns whose change moves the row */
-	Bitmapset  *summarized_attrs;	/* columns only summarizing indexes use */
-	Bitmapset  *key_attrs;
-	Bitmapset  *checked_attrs;	/* the three together */
-	HeapTuple	oldtup;			/* that version, materialized */
-	Bitmapset  *changed;		/* which of checked_attrs the UPDATE changes */
-} UpdateOld;
 
 static LockTupleMode
 update_mode(void *arg, Relation rel, char *rec, const MinidbVersionRef *target)
@@ -1096,6 +1177,7 @@ minidb_tuple_update(Relation rel, ItemPointer potid, TupleTableSlot *slot,
 	bool		in_place;
 	HeapTuple	newtup;
 	Buffer		buffer;
+	TransactionId old_xmin;
 
 	minidb_logical_check_writable(rel);
 	newtup = ExecFetchSlotHeapTuple(slot, true, &shouldFree);
@@ -1108,6 +1190,9 @@ minidb_tuple_update(Relation rel, ItemPointer potid, TupleTableSlot *slot,
 	uo.key_attrs = RelationGetIndexAttrBitmap(rel, INDEX_ATTR_BITMAP_KEY);
 	uo.checked_attrs = bms_union(uo.blocking_attrs, uo.key_attrs);
 	uo.checked_attrs = bms_add_members(uo.checked_attrs, uo.summarized_attrs);
+	uo.own_tids = triggers_need_own_tids(rel, &uo.fk_checks);
+	uo.fk_attrs = uo.fk_checks ? fk_columns(rel) : NULL;
+	uo.checked_attrs = bms_add_members(uo.checked_attrs, uo.fk_attrs);
 	uo.oldtup = NULL;
 	uo.changed = NULL;
 
@@ -1124,6 +1209,7 @@ minidb_tuple_update(Relation rel, ItemPointer potid, TupleTableSlot *slot,
 		return rc.result;
 	}
 	minidb_ssi_check_in(rel, otid, rc.target.vh->vh_xmin);
+	old_xmin = rc.target.vh->vh_xmin;
 
 	/*
 	 * The superseded version's header, copied while rc.head still points at
@@ -1168,8 +1254,7 @@ minidb_tuple_update(Relation rel, ItemPointer potid, TupleTableSlot *slot,
 	minidb_get_lockers(oldrec, &lockers);
 	ut.head = &head;
 	slot->tts_tid = write_update(&ut,
-								 update_may_stay(rel, uo.changed,
-												 uo.blocking_attrs),
+								 update_may_stay(rel, &uo, old_xmin),
 								 &in_place);
 	UnlockReleaseBuffer(buffer);
 
@@ -1191,6 +1276,7 @@ minidb_tuple_update(Relation rel, ItemPointer potid, TupleTableSlot *slot,
 	bms_free(uo.blocking_attrs);
 	bms_free(uo.summarized_attrs);
 	bms_free(uo.key_attrs);
+	bms_free(uo.fk_attrs);
 	bms_free(uo.checked_attrs);
 	bms_free(uo.changed);
 	return TM_Ok;
