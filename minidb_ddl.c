@@ -155,7 +155,8 @@ rewrite_add(RewriteWriter *rw, const char *rec, uint32 len)
 
 	if (rw->has_page &&
 		!minidb_page_room_for_insert((Page) rw->page.data,
-									 MAXALIGN(len) + keep_free))
+									 minidb_page_record_room(rec, len) +
+									 keep_free))
 		rewrite_flush(rw);
 	if (!rw->has_page)
 	{
@@ -273,9 +274,15 @@ rewrite_record(Relation old, ItemPointer tid, RewriteState *rs)
 			rs->tups_vacuumed += 1;
 		else
 		{
-			/* the rewrite writes every record in the current format */
-			if (minidb_record_format_of(rec) != minidb_record_format &&
-				minidb_record_format == MINIDB_FORMAT_V3)
+			/*
+			 * The rewrite writes every record in the current format, and a
+			 * V1 or V2 record in V3 when it would not fit an empty page
+			 * with its own format's reserve (added before that reserve was
+			 * counted for new records: see minidb_page_record_room).
+			 */
+			if ((minidb_record_format_of(rec) != minidb_record_format &&
+				 minidb_record_format == MINIDB_FORMAT_V3) ||
+				minidb_page_record_room(rec, len) > MINIDB_PAGE_ROOM_MAX)
 			{
 				uint32		size = minidb_record_rewrite_as(NULL, 0, rec, len,
 															 MINIDB_FORMAT_V3);
@@ -668,7 +675,8 @@ minidb_toast_to_fit(Relation rel, HeapTuple tup, int options)
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
 				 errmsg("row is too big: size %zu, maximum size %zu",
 						MAXALIGN(tup->t_len), MaxHeapTupleSize)));
-	if (minidb_tuple_record_len(tup) <= MINIDB_MAX_RECORD_LEN)
+	if (minidb_tuple_record_len(tup) <=
+		minidb_max_record_len(minidb_record_format))
 		return tup;
 	values = palloc(natts * sizeof(Datum));
 	isnull = palloc(natts * sizeof(bool));
@@ -723,7 +731,8 @@ minidb_toast_to_fit(Relation rel, HeapTuple tup, int options)
 			if (result != tup)
 				heap_freetuple(result);
 			result = formed;
-			if (minidb_tuple_record_len(result) <= MINIDB_MAX_RECORD_LEN)
+			if (minidb_tuple_record_len(result) <=
+				minidb_max_record_len(minidb_record_format))
 				goto done;
 		}
 	}

@@ -217,19 +217,21 @@ buffer_room_for_insert(Relation rel, Buffer buffer, Size needed,
 
 /*
  * minidb_page_room_for_replace for a locked buffer, its reserve remembered;
- * rc is set for minidb_reserve_change_end, to follow a change that
+ * newreserve is the new record's own (see minidb_page_replace_limit); rc is
+ * set for minidb_reserve_change_end, to follow a change that
  * replaces the record at off (and nothing else) by one of newlen bytes.
  * (A page with room to spare needs no reserve, and none is remembered.)
  */
 bool
 minidb_buffer_room_for_replace(Relation rel, Buffer buffer, OffsetNumber off,
-							   uint32 newlen, MinidbReserveChange *rc)
+							   uint32 newlen, Size newreserve,
+							   MinidbReserveChange *rc)
 {
 	Page		page = BufferGetPage(buffer);
 	Size		limit;
 
 	rc->lsn = InvalidXLogRecPtr;
-	if (!minidb_page_replace_limit(page, off, newlen, &limit))
+	if (!minidb_page_replace_limit(page, off, newlen, newreserve, &limit))
 		return false;
 	return minidb_page_reserve_clearly_within(page, limit) ||
 		memo_reserve_within(rel, buffer, limit, rc, off);
@@ -315,25 +317,26 @@ candidate_has_room(Relation rel, Buffer buffer, Size needed, bool wait,
 }
 
 /*
- * The free space a page needs to take a record of len bytes, fillfactor
- * kept: heap's rule (RelationGetBufferForTuple) in minidb's units.  A page
- * counts as "nearly empty" when the space it lacks is slight (a few line
- * pointers' worth); a record that would not fit beside the fillfactor's
- * reserve on such a page asks for no more than that, so a low fillfactor
- * never asks for more than a page can hold (the FSM refuses requests above
- * a page) nor extends the relation for every large record.
+ * The free space a page needs to take a record that takes room bytes
+ * (minidb_page_record_room), fillfactor kept: heap's rule
+ * (RelationGetBufferForTuple) in minidb's units.  A page counts as "nearly
+ * empty" when the space it lacks is slight (a few line pointers' worth); a
+ * record that would not fit beside the fillfactor's reserve on such a page
+ * asks for no more than that, so a low fillfactor never asks for more than
+ * a page can hold (the FSM refuses requests above a page) nor extends the
+ * relation for every large record.
  */
 static Size
-needed_for_record(Relation rel, uint32 len)
+needed_for_record(Relation rel, Size room)
 {
 	Size		keep_free = RelationGetTargetPageFreeSpace(rel,
 														   HEAP_DEFAULT_FILLFACTOR);
-	Size		nearly_empty = MINIDB_MAX_RECORD_LEN -
+	Size		nearly_empty = MINIDB_PAGE_ROOM_MAX -
 		(MaxHeapTuplesPerPage / 8 * sizeof(ItemIdData));
 
-	if (MAXALIGN(len) + keep_free > nearly_empty)
-		return Max(MAXALIGN(len), nearly_empty);
-	return MAXALIGN(len) + keep_free;
+	if (room + keep_free > nearly_empty)
+		return Max(room, nearly_empty);
+	return room + keep_free;
 }
 
 /*
@@ -365,7 +368,9 @@ extend_relation(Relation rel, BulkInsertState bistate)
 }
 
 /*
- * An exclusively locked buffer with room for a record of len bytes.
+ * An exclusively locked buffer with room for the record rec of len bytes,
+ * and for the reserve its format keeps (minidb_page_record_room: the one
+ * place that sizes a new record for its page).
  * otherBuffer, if valid, is already locked by the caller and is never
  * returned; to stay clear of deadlocks we only try-lock existing pages
  * while holding it, and fall back to a new page.  *is_new tells the caller
@@ -374,10 +379,11 @@ extend_relation(Relation rel, BulkInsertState bistate)
  * (and nothing else) when the page's reserve is remembered.
  */
 Buffer
-minidb_buffer_for_insert(Relation rel, uint32 len, BulkInsertState bistate,
-						 Buffer otherBuffer, bool *is_new,
-						 MinidbReserveChange *rc)
+minidb_buffer_for_insert(Relation rel, const char *rec, uint32 len,
+						 BulkInsertState bistate, Buffer otherBuffer,
+						 bool *is_new, MinidbReserveChange *rc)
 {
+	Size		room = minidb_page_record_room(rec, len);
 	BlockNumber target = InvalidBlockNumber;
 	BlockNumber other = BufferIsValid(otherBuffer) ?
 		BufferGetBlockNumber(otherBuffer) : InvalidBlockNumber;
@@ -389,12 +395,13 @@ minidb_buffer_for_insert(Relation rel, uint32 len, BulkInsertState bistate,
 	if (rc)
 		rc->lsn = InvalidXLogRecPtr;
 
-	if (len > MINIDB_MAX_RECORD_LEN)
+	/* (a new page is taken as it comes: it must have the room) */
+	if (room > MINIDB_PAGE_ROOM_MAX)
 		ereport(ERROR,
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-				 errmsg("row is too big: size %u, maximum size %zu",
-						len, (Size) MINIDB_MAX_RECORD_LEN)));
-	needed = needed_for_record(rel, len);
+				 errmsg("row is too big: size %u, maximum size %zu", len,
+						minidb_max_record_len(minidb_record_format_of(rec)))));
+	needed = needed_for_record(rel, room);
 
 	if (bistate && BufferIsValid(bistate->current_buf))
 		target = BufferGetBlockNumber(bistate->current_buf);

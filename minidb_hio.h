@@ -28,13 +28,14 @@ typedef struct MinidbReserveChange
 
 extern bool minidb_buffer_room_for_replace(Relation rel, Buffer buffer,
 										   OffsetNumber off, uint32 newlen,
+										   Size newreserve,
 										   MinidbReserveChange *rc);
 extern void minidb_reserve_change_end(const MinidbReserveChange *rc,
 									  Relation rel, Buffer buffer,
 									  OffsetNumber off);
 
-extern Buffer minidb_buffer_for_insert(Relation rel, uint32 len,
-									   BulkInsertState bistate,
+extern Buffer minidb_buffer_for_insert(Relation rel, const char *rec,
+									   uint32 len, BulkInsertState bistate,
 									   Buffer otherBuffer, bool *is_new,
 									   MinidbReserveChange *rc);
 

@@ -145,16 +145,17 @@ build_record_from(HeapTuple tup, TransactionId xid, CommandId cid,
 	if (vp)
 		*vp = v;
 	size = MAXALIGN(ONE_VERSION_RECORD_MAX(&v));
-	if (size > MINIDB_MAX_RECORD_LEN)
+	if (size > minidb_max_record_len(minidb_record_format))
 	{
 		/* perhaps too big for a page: sized first, to refuse it as such */
 		*len = minidb_record_build_ex(NULL, 0, &v, minidb_record_format,
 									  extra);
-		if (*len > MINIDB_MAX_RECORD_LEN)
+		if (*len > minidb_max_record_len(minidb_record_format))
 			ereport(ERROR,
 					(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
 					 errmsg("row is too big: size %u, maximum size %zu",
-							*len, (Size) MINIDB_MAX_RECORD_LEN)));
+							*len,
+							minidb_max_record_len(minidb_record_format))));
 		size = MAXALIGN(*len);
 	}
 	rec = palloc(size);
@@ -503,7 +504,7 @@ insert_row(Relation rel, TupleTableSlot *slot, CommandId cid, int options,
 		rec = build_record_from(heaptup, xid, cid, options, NULL, &len, &v);
 
 	CheckForSerializableConflictIn(rel, NULL, InvalidBlockNumber);
-	buffer = minidb_buffer_for_insert(rel, len, bistate, InvalidBuffer,
+	buffer = minidb_buffer_for_insert(rel, rec, len, bistate, InvalidBuffer,
 									  &is_new, &rc);
 	if (minidb_custom_wal)
 		off = minidb_log_insert(rel, buffer, is_new, rec, len, &v);
@@ -665,9 +666,9 @@ minidb_multi_insert(Relation rel, TupleTableSlot **slots, int nslots,
 	{
 		MinidbPageWrite w;
 		bool		is_new;
-		Buffer		buffer = minidb_buffer_for_insert(rel, lens[i], bistate,
-													  InvalidBuffer, &is_new,
-													  NULL);
+		Buffer		buffer = minidb_buffer_for_insert(rel, recs[i], lens[i],
+													  bistate, InvalidBuffer,
+													  &is_new, NULL);
 		Page		page;
 		BlockNumber blkno = BufferGetBlockNumber(buffer);
 
@@ -680,7 +681,10 @@ minidb_multi_insert(Relation rel, TupleTableSlot **slots, int nslots,
 			ItemPointerSet(&slots[i]->tts_tid, blkno, off);
 			i++;
 		} while (i < nslots &&
-				 minidb_page_room_for_insert(page, MAXALIGN(lens[i]) + keep_free));
+				 minidb_page_room_for_insert(page,
+											 minidb_page_record_room(recs[i],
+																	 lens[i]) +
+											 keep_free));
 		minidb_write_finish(&w);
 		bistate_remember(bistate, buffer);
 		UnlockReleaseBuffer(buffer);
@@ -810,7 +814,9 @@ make_room_in_place(Relation rel, Buffer buffer, OffsetNumber off,
 	newlen = minidb_record_prepend_size_ex(rec, len, v, *format, NULL);
 	if (newlen > MINIDB_MAX_RECORD_LEN)
 		return false;
-	if (minidb_page_room_for_replace(page, off, newlen))
+	/* (the new record is not built yet: the most its format keeps) */
+	if (minidb_page_room_for_replace(page, off, newlen,
+									 minidb_format_reserve(*format)))
 		return true;
 	if (!minidb_page_worth_pruning(rel, page))
 		return false;
@@ -820,7 +826,8 @@ make_room_in_place(Relation rel, Buffer buffer, OffsetNumber off,
 	rec = minidb_page_record(rel, buffer, off, &len);
 	*format = write_format(rec, len, v, NULL);
 	newlen = minidb_record_prepend_size_ex(rec, len, v, *format, NULL);
-	return minidb_page_room_for_replace(page, off, newlen);
+	return minidb_page_room_for_replace(page, off, newlen,
+										minidb_format_reserve(*format));
 }
 
 /*
@@ -847,7 +854,10 @@ prepend_if_it_fits(Relation rel, Buffer buffer, OffsetNumber off,
 											  &newlen);
 	MinidbReserveChange rc;
 	bool		fits = newlen <= MINIDB_MAX_RECORD_LEN &&
-		minidb_buffer_room_for_replace(rel, buffer, off, newlen, &rc);
+		minidb_buffer_room_for_replace(rel, buffer, off, newlen,
+									   minidb_record_reserve_quick(newrec,
+																   newlen),
+									   &rc);
 
 	if (fits)
 	{
@@ -891,9 +901,10 @@ move_compact(UpdateTarget *ut, const MinidbVersionData *marker, int format,
 	MinidbWritePlan wp;
 	ItemPointerData newtid;
 
-	if (!minidb_page_room_for_insert(page, MAXALIGN(newlen)))
-		newbuf = minidb_buffer_for_insert(rel, newlen, NULL, ut->buffer,
-										  &is_new, NULL);
+	if (!minidb_page_room_for_insert(page,
+									 minidb_page_record_room(newrec, newlen)))
+		newbuf = minidb_buffer_for_insert(rel, newrec, newlen, NULL,
+										  ut->buffer, &is_new, NULL);
 	keep = prune_plan_for(rel, page, off, ut->buffer, &n, &wp, local);
 	newtid = minidb_log_move(rel, ut->buffer, off, keep, n, wp.conflict,
 							 marker, format, newbuf, is_new, newrec, newlen);
@@ -977,12 +988,13 @@ write_update(UpdateTarget *ut, bool try_in_place, bool *in_place)
 	minidb_write_begin(&w, rel);
 	page = minidb_write_page(&w, ut->buffer, false);
 	target = page;
-	if (!minidb_page_room_for_insert(page, MAXALIGN(newlen)))
+	if (!minidb_page_room_for_insert(page,
+									 minidb_page_record_room(newrec, newlen)))
 	{
 		bool		is_new;
 
-		newbuf = minidb_buffer_for_insert(rel, newlen, NULL, ut->buffer,
-										  &is_new, NULL);
+		newbuf = minidb_buffer_for_insert(rel, newrec, newlen, NULL,
+										  ut->buffer, &is_new, NULL);
 		target = minidb_write_page(&w, newbuf, is_new);
 	}
 	ItemPointerSet(&newtid, BufferGetBlockNumber(newbuf),

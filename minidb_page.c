@@ -544,12 +544,16 @@ minidb_page_reserve_within(Page page, Size limit, Size *known)
 	return minidb_page_reserve(page) <= limit;
 }
 
-/* Room for a new (V3) record's bytes, its line pointer and reserve kept */
+/*
+ * Room for a new record (minidb_page_record_room: its bytes and its own
+ * reserve) with its line pointer, the reserve of the page's records kept:
+ * what the free space map records.
+ */
 Size
 minidb_page_free_for_insert(Page page)
 {
 	Size		space = PageGetFreeSpace(page);	/* minus one line pointer */
-	Size		reserve = minidb_page_reserve(page) + MINIDB_SLOT_RESERVE;
+	Size		reserve = minidb_page_reserve(page);
 
 	if (PageGetMaxOffsetNumber(page) >= MaxHeapTuplesPerPage)
 		return 0;
@@ -557,8 +561,8 @@ minidb_page_free_for_insert(Page page)
 }
 
 /*
- * Room for a new (V3) record taking needed bytes (its MAXALIGNed length,
- * plus any room the caller keeps free), its line pointer and the reserve
+ * Room for a new record taking needed bytes (minidb_page_record_room, plus
+ * any room the caller keeps free), its line pointer and the page's reserve
  * kept: minidb_page_free_for_insert(page) >= needed, without summing the
  * reserve when the page clearly has room.  In two steps for a writer that
  * may know the reserve (minidb_hio.c): whether the bytes fit, and if so
@@ -572,9 +576,9 @@ minidb_page_insert_limit(Page page, Size needed, Size *limit)
 	Assert(needed > 0);
 	if (PageGetMaxOffsetNumber(page) >= MaxHeapTuplesPerPage)
 		return false;
-	if (space < needed + MINIDB_SLOT_RESERVE)
+	if (space < needed)
 		return false;
-	*limit = space - needed - MINIDB_SLOT_RESERVE;
+	*limit = space - needed;
 	return true;
 }
 
@@ -587,27 +591,40 @@ minidb_page_room_for_insert(Page page, Size needed)
 		minidb_page_reserve_within(page, limit, NULL);
 }
 
-/* Room for the record at off to become newlen bytes, reserves kept */
+/*
+ * Room for the record at off to become newlen bytes keeping newreserve
+ * (minidb_record_reserve of the new record, or a bound of it such as
+ * minidb_format_reserve), reserves kept.  The page's reserve counts the
+ * record as it is; a new record that keeps more asks for the difference
+ * as well: a V3 record whose moving UPDATE aborted holds its xmax and
+ * successor fields (reserve 0), and the prepend that drops them makes a
+ * record that keeps 8 bytes again.
+ */
 bool
 minidb_page_replace_limit(Page page, OffsetNumber off, uint32 newlen,
-						  Size *limit)
+						  Size newreserve, Size *limit)
 {
 	ItemId		lp = PageGetItemId(page, off);
 	Size		avail = PageGetExactFreeSpace(page) +
 		MAXALIGN(ItemIdGetLength(lp));
+	Size		oldreserve = minidb_page_item_reserve(page, off);
+	Size		needed = MAXALIGN(newlen);
 
-	if (avail < MAXALIGN(newlen))
+	if (newreserve > oldreserve)
+		needed += newreserve - oldreserve;
+	if (avail < needed)
 		return false;
-	*limit = avail - MAXALIGN(newlen);
+	*limit = avail - needed;
 	return true;
 }
 
 bool
-minidb_page_room_for_replace(Page page, OffsetNumber off, uint32 newlen)
+minidb_page_room_for_replace(Page page, OffsetNumber off, uint32 newlen,
+							 Size newreserve)
 {
 	Size		limit;
 
-	return minidb_page_replace_limit(page, off, newlen, &limit) &&
+	return minidb_page_replace_limit(page, off, newlen, newreserve, &limit) &&
 		minidb_page_reserve_within(page, limit, NULL);
 }
 

@@ -55,14 +55,52 @@ typedef MinidbPageOpaqueData *MinidbPageOpaque;
  * its xmax and successor fields appear, and not at all after; a V1 or V2
  * record by a marker version (MINIDB_MARKER_GROWTH_MAX, 24).  A page keeps
  * the reserve of its records (minidb_page_reserve); inserts and in-place
- * prepends honour it.
+ * prepends honour it, each counting the reserve of the record it writes by
+ * that record's format (minidb_page_record_room, minidb_format_reserve).
  */
 #define MINIDB_LEGACY_RESERVE	MINIDB_MARKER_GROWTH_MAX
 
-/* Largest record that fits on an empty page */
-#define MINIDB_MAX_RECORD_LEN \
+/* Room an empty page has for a new record's bytes and its reserve */
+#define MINIDB_PAGE_ROOM_MAX \
 	(BLCKSZ - MAXALIGN(SizeOfPageHeaderData + sizeof(ItemIdData)) - \
-	 MAXALIGN(sizeof(MinidbPageOpaqueData)) - MINIDB_SLOT_RESERVE)
+	 MAXALIGN(sizeof(MinidbPageOpaqueData)))
+
+/* Largest record that fits on an empty page (a V3 one: see below) */
+#define MINIDB_MAX_RECORD_LEN	(MINIDB_PAGE_ROOM_MAX - MINIDB_SLOT_RESERVE)
+
+/* The most a record of format keeps for its end (minidb_record_reserve) */
+static inline Size
+minidb_format_reserve(int format)
+{
+	return format == MINIDB_FORMAT_V3 ? MINIDB_SLOT_RESERVE :
+		MINIDB_LEGACY_RESERVE;
+}
+
+/*
+ * Largest record of format that fits on an empty page with its reserve:
+ * a V1 or V2 record keeps 16 bytes more than a V3 one
+ */
+static inline Size
+minidb_max_record_len(int format)
+{
+	return MINIDB_PAGE_ROOM_MAX - minidb_format_reserve(format);
+}
+
+/*
+ * The room a new record takes on a page besides its line pointer: its
+ * bytes, and the reserve it keeps for its own end, counted by its format
+ * as minidb_page_reserve will count it once the record is there.  Every
+ * room check for a new record takes its size so (the "needed" of
+ * minidb_page_room_for_insert and minidb_page_free_for_insert): until
+ * 2026-12-02 they counted MINIDB_SLOT_RESERVE for every new record, and a
+ * V1 or V2 record added last to a page kept 16 bytes less than its
+ * DELETE or moving UPDATE might take.
+ */
+static inline Size
+minidb_page_record_room(const char *rec, uint32 len)
+{
+	return MAXALIGN(len) + minidb_record_reserve_quick(rec, len);
+}
 
 /* Page changes, each a function of (page, arguments) */
 extern void minidb_page_init(Page page);
@@ -73,12 +111,13 @@ extern Size minidb_page_reserve(Page page);
 extern Size minidb_page_free_for_insert(Page page);
 extern bool minidb_page_room_for_insert(Page page, Size needed);
 extern bool minidb_page_room_for_replace(Page page, OffsetNumber off,
-										 uint32 newlen);
+										 uint32 newlen, Size newreserve);
 /* The same in two steps, for a writer that may know the reserve */
 #define MINIDB_RESERVE_UNKNOWN	((Size) -1)
 extern bool minidb_page_insert_limit(Page page, Size needed, Size *limit);
 extern bool minidb_page_replace_limit(Page page, OffsetNumber off,
-									  uint32 newlen, Size *limit);
+									  uint32 newlen, Size newreserve,
+									  Size *limit);
 extern bool minidb_page_reserve_within(Page page, Size limit, Size *known);
 extern Size minidb_page_item_reserve(Page page, OffsetNumber off);
 

@@ -6,7 +6,8 @@
 -- an "end" marker 0); the two walkers agree; damage names the V3 field.
 -- On tables: as many rows per page as heap, updates in place where heap's
 -- would be HOT, old snapshots read versions rebuilt from differences, and
--- a V1 record becomes V3 when it is written.
+-- a V1 record becomes V3 when it is written; the record an insert or an
+-- in-place UPDATE writes keeps its own reserve on its page, by its format.
 --
 SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS minidb_am;
@@ -134,5 +135,144 @@ UPDATE conv SET v = 'eins' WHERE id = 1;
 SELECT * FROM formats('conv');
 SELECT * FROM conv ORDER BY id;
 RESET minidb.record_format;
+
+-- 8. A V1 or V2 record keeps its own format's reserve (24 bytes, for the
+-- marker its row's end adds) on its page, and so does the record an insert
+-- adds: on a page an insert filled, every row can be deleted or moved in
+-- its own format.  Until 2026-12-02 an insert kept 8 bytes (a V3 record's
+-- reserve) for the record it added, whatever its format, and the last
+-- DELETE or moving UPDATE of such a page failed with XX001 ("no room for
+-- a change of the record").
+-- n bytes pglz does not compress
+CREATE FUNCTION noise(n int) RETURNS text LANGUAGE sql AS $$
+	SELECT substr(string_agg(md5(i::text), ''), 1, n)
+	  FROM generate_series(1, n / 32 + 1) i
+$$;
+-- A row of 8096 bytes: as a V1 or V2 record (8144 bytes) the longest a
+-- page took with 8 bytes kept; with the 24 its format keeps, its value
+-- goes out of line
+SET minidb.record_format = v1;
+CREATE TABLE wide1 (id int, v text) USING minidb;
+ALTER TABLE wide1 ALTER v SET STORAGE plain;
+INSERT INTO wide1 VALUES (1, noise(8096));
+SELECT lp, format, (SELECT lp_len < 8144 FROM heap_page_items(get_raw_page('wide1', 0)) i
+                     WHERE i.lp = f.lp) AS shorter
+  FROM formats('wide1') f;
+SELECT try('DELETE FROM wide1');
+SELECT count(*) FROM wide1;
+SET minidb.record_format = v2;
+CREATE TABLE wide2 (id int, v text) USING minidb;
+ALTER TABLE wide2 ALTER v SET STORAGE plain;
+INSERT INTO wide2 VALUES (1, noise(8096));
+SELECT * FROM formats('wide2');
+SELECT try('UPDATE wide2 SET id = -id');
+SELECT id, v = noise(8096) AS same FROM wide2;
+-- A page of 50 two-version V2 rows (a DELETE adds 24 bytes to each: a
+-- marker and a directory step), then the longest row that fits with keep
+-- bytes for its own record, in the same transaction, so that no version
+-- can be pruned; returns where that row went
+CREATE FUNCTION two_version_page(rel text, keep int) RETURNS tid
+LANGUAGE plpgsql AS $$
+DECLARE
+	len int;
+	t tid;
+BEGIN
+	EXECUTE format('CREATE TABLE %I (id int, v text) USING minidb', rel);
+	EXECUTE format('ALTER TABLE %I ALTER v SET STORAGE plain', rel);
+	EXECUTE format('INSERT INTO %I SELECT g, ''row '' || g FROM generate_series(1, 50) g', rel);
+	EXECUTE format('UPDATE %I SET v = v || ''+''', rel);
+	-- the free space less a line pointer, the 50 records' reserves and
+	-- keep, to MAXALIGN, less the 48 bytes before the text's data
+	SELECT (upper - lower - 4 - 24 * 50 - keep) / 8 * 8 - 48 INTO len
+	  FROM page_header(get_raw_page(rel, 0));
+	EXECUTE format('INSERT INTO %I VALUES (0, noise(%s)) RETURNING ctid',
+				   rel, len) INTO t;
+	RETURN t;
+END $$;
+BEGIN;
+SELECT two_version_page('twov24', 24) AS kept_24, two_version_page('twov8', 8) AS kept_8;
+SELECT count(*) AS versions FROM twov24, minidb_chain('twov24', twov24.ctid);
+SELECT count(*) AS problems FROM minidb_verify('twov24');
+SELECT try('DELETE FROM twov24') AS delete_24, try('DELETE FROM twov8') AS delete_8;
+SELECT (SELECT count(*) FROM twov24) AS left_24, (SELECT count(*) FROM twov8) AS left_8;
+ROLLBACK;
+RESET minidb.record_format;
+
+-- 9. An in-place UPDATE counts the reserve of the record it writes: a V3
+-- row whose moving UPDATE aborted holds its xmax and successor fields
+-- (nothing left to grow by, so its reserve is 0), and the in-place UPDATE
+-- that drops them writes a record that keeps 8 bytes again.  Until
+-- 2026-12-02 the room check counted the record's old reserve (0), and an
+-- UPDATE that filled the page left the last DELETE of its rows XX001.
+-- A row whose moving UPDATE aborted; with fill, on a page 0 filled with
+-- rows of its size (so that the move went to page 1)
+CREATE FUNCTION aborted_move_page(rel text, fill bool) RETURNS void
+LANGUAGE plpgsql AS $$
+DECLARE
+	t tid;
+	i int := 2;
+BEGIN
+	EXECUTE format('CREATE TABLE %I (id int PRIMARY KEY, v text) USING minidb', rel);
+	EXECUTE format('ALTER TABLE %I ALTER v SET STORAGE plain', rel);
+	EXECUTE format('INSERT INTO %I VALUES (1, noise(40))', rel);
+	WHILE fill LOOP
+		EXECUTE format('INSERT INTO %I VALUES (%s, noise(40)) RETURNING ctid',
+					   rel, i + 100) INTO t;
+		EXIT WHEN t >= '(1,0)';
+		i := i + 1;
+	END LOOP;
+	BEGIN
+		EXECUTE format('UPDATE %I SET id = 10 WHERE id = 1', rel);
+		RAISE EXCEPTION 'undo';
+	EXCEPTION WHEN raise_exception THEN
+		NULL;
+	END;
+END $$;
+-- The length of row 1's record once an in-place UPDATE sets v to len
+-- bytes, after the same history (on a table of its own, with room)
+CREATE FUNCTION updated_len(len int) RETURNS int
+LANGUAGE plpgsql AS $$
+DECLARE
+	n int;
+BEGIN
+	PERFORM aborted_move_page('probe', false);
+	EXECUTE format('UPDATE probe SET v = repeat(''z'', %s) WHERE id = 1', len);
+	SELECT lp_len INTO n FROM heap_page_items(get_raw_page('probe', 0)) WHERE lp = 1;
+	DROP TABLE probe;
+	RETURN n;
+END $$;
+-- Row 1 updated with the longest v that fits in place when the new
+-- record's reserve is counted as the old one's (0); returns where the row
+-- went: now to page 1, since the new record keeps 8 bytes
+CREATE FUNCTION fill_by_update(rel text) RETURNS tid
+LANGUAGE plpgsql AS $$
+DECLARE
+	target int;
+	len int;
+	t tid;
+BEGIN
+	PERFORM aborted_move_page(rel, true);
+	-- free space, plus the record's own room, less the other records'
+	-- reserves (8 bytes each), to MAXALIGN
+	SELECT (p.upper - p.lower + (i.lp_len + 7) / 8 * 8 - 8 * (n.c - 1)) / 8 * 8
+	  INTO target
+	  FROM page_header(get_raw_page(rel, 0)) p,
+		   heap_page_items(get_raw_page(rel, 0)) i,
+		   (SELECT count(*) AS c FROM heap_page_items(get_raw_page(rel, 0))) n
+	 WHERE i.lp = 1;
+	len := target - updated_len(8) + 8;
+	WHILE len > 0 AND (updated_len(len) + 7) / 8 * 8 > target LOOP
+		len := len - 1;
+	END LOOP;
+	EXECUTE format('UPDATE %I SET v = repeat(''z'', %s) WHERE id = 1 RETURNING ctid',
+				   rel, len) INTO t;
+	RETURN t;
+END $$;
+BEGIN;
+SELECT fill_by_update('rend') AS row_1;
+SELECT count(*) AS problems FROM minidb_verify('rend');
+SELECT try('DELETE FROM rend WHERE ctid < ''(1,0)''');
+SELECT count(*) FROM rend WHERE ctid < '(1,0)';
+ROLLBACK;
 
 DROP SCHEMA chain_v3 CASCADE;
