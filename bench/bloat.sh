@@ -36,7 +36,9 @@
 # BLOAT_SAMPLE (5), BLOAT_OUT (bench/out/bloat), BLOAT_MINIDB_FILLFACTOR
 # (unset: pgbench's default, 100; an experiment's knob: pgbench -i -F for
 # minidb's runs only, which leaves room on minidb's pages at the price of
-# more pages at rest; heap's runs keep pgbench's default).
+# more pages at rest; heap's runs keep pgbench's default),
+# BLOAT_FOREIGN_KEYS (unset; 1: pgbench -i --foreign-keys for both AMs, so
+# that every table but pgbench_branches is a referencing one).
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
 REPO=$(cd "$HERE/.." && pwd)
@@ -49,6 +51,7 @@ PAIRS=${BLOAT_PAIRS:-5}
 SAMPLE=${BLOAT_SAMPLE:-5}
 OUT=${BLOAT_OUT:-$REPO/bench/out/bloat}
 MINIDB_FILLFACTOR=${BLOAT_MINIDB_FILLFACTOR:-}
+FOREIGN_KEYS=${BLOAT_FOREIGN_KEYS:-}
 RUNS=$OUT/runs
 
 die() { echo "bloat: $*" >&2; exit 1; }
@@ -83,6 +86,7 @@ UPD_SQL="SELECT coalesce(sum(n_tup_upd), 0) || ' ' || coalesce(sum(n_tup_hot_upd
 init_db() {    # init_db AM SCALE TAG
     local am=$1 scale=$2 tag=$3 db=bloat_$1 ff=()
     [ "$am" = minidb ] && [ -n "$MINIDB_FILLFACTOR" ] && ff=(-F "$MINIDB_FILLFACTOR")
+    [ -n "$FOREIGN_KEYS" ] && ff+=(--foreign-keys)
     PGOPTIONS="-c default_table_access_method=$am" \
         pgbench -i -s "$scale" "${ff[@]}" -q -d "$db" >"$RUNS/$tag.init.txt" 2>&1 ||
         die "pgbench -i failed for $tag (see $RUNS/$tag.init.txt)"
