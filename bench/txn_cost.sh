@@ -26,7 +26,9 @@
 # of the longer run).
 #
 # Knobs: TXN_COST_SCALE (10), TXN_COST_WARMUP (50), TXN_COST_TXNS (500),
-# TXN_COST_OUT (bench/out/txn_cost), TXN_COST_PORT (5890), PG_CONFIG.
+# TXN_COST_OUT (bench/out/txn_cost), TXN_COST_PORT (5890), PG_CONFIG,
+# TXN_COST_INIT (more pgbench -i options for both AMs, e.g.
+# --foreign-keys).
 # Needs valgrind and the extension installed (make install).  About two
 # minutes on a 2-core machine at the defaults.
 set -u
@@ -35,6 +37,7 @@ REPO=$(cd "$HERE/.." && pwd)
 SCALE=${TXN_COST_SCALE:-10}
 WARMUP=${TXN_COST_WARMUP:-50}
 TXNS=${TXN_COST_TXNS:-500}
+read -r -a INIT_OPTS <<<"${TXN_COST_INIT:-}"
 OUT=${TXN_COST_OUT:-$REPO/bench/out/txn_cost}
 PORT=${TXN_COST_PORT:-5890}
 PG_CONFIG=${PG_CONFIG:-pg_config}
@@ -80,7 +83,7 @@ for am in heap minidb; do
     psql -X -q -d postgres -c "CREATE DATABASE txn_$am" || die "createdb failed"
     psql -X -q -d "txn_$am" -c "CREATE EXTENSION minidb_am" || die "no minidb_am"
     PGOPTIONS="-c default_table_access_method=$am" \
-        pgbench -i -q -s "$SCALE" "txn_$am" >"$OUT/init.$am.txt" 2>&1 ||
+        pgbench -i -q -s "$SCALE" "${INIT_OPTS[@]}" "txn_$am" >"$OUT/init.$am.txt" 2>&1 ||
         die "pgbench -i failed ($OUT/init.$am.txt)"
     psql -X -q -d "txn_$am" -c "VACUUM ANALYZE" -c "CHECKPOINT" || die "VACUUM failed"
 done
