@@ -986,7 +986,21 @@ minidb_virtual_set_hint(MinidbVersionHeader *vh, uint16 hint)
 	v3_set_end_hint(vm->rec, hint);
 }
 
-/* The legacy records with v prepended, converted to V3 (see prepend_ex) */
+/*
+ * The legacy record with v prepended, converted to V3 (see prepend_ex).
+ *
+ * A V1/V2 row's end is a marker version at the head, where V3 has none: V3
+ * keeps an end only as its header's xmax, above the newest data version.
+ * A writer reaches a row whose head is a marker only when that marker's
+ * transaction aborted (a committed end fails the write, a running one is
+ * waited for), and it prunes the marker before it prepends, as it prunes
+ * a V3 record's aborted end.  This layer cannot tell an aborted marker
+ * from another, so it relies on that: sizing (out NULL) measures the
+ * record the write makes once the marker is pruned, as v3_prepend_newest
+ * sizes a V3 record without its aborted end (a writer decides the format
+ * and the room before it plans the pruning); a build onto a record that
+ * still has one is the caller's bug.
+ */
 static uint32
 legacy_prepend_as_v3(char *out, uint32 outsize, const char *rec,
 					 uint32 reclen, const MinidbVersionData *v,
@@ -1001,14 +1015,22 @@ legacy_prepend_as_v3(char *out, uint32 outsize, const char *rec,
 	uint32		spec = minidb_record_spec_token(rec);
 	uint32		len;
 	int			n;
+	int			skip = 0;
 
 	n = minidb_chain_decode_all(rec, reclen, &vs, &err);
 	if (n < 0)
 		elog(ERROR, "minidb_record_prepend on a damaged record: version %d, field \"%s\": %s",
 			 err.version, err.field, err.detail);
-	all = palloc(sizeof(MinidbVersionData) * (n + 1));
+	if (n > 0 && (vs[0].flags & MINIDB_V_NODATA_MASK))
+	{
+		if (out != NULL)
+			elog(ERROR, "minidb_record_prepend: a format %d record's end must be pruned before it becomes format 3",
+				 minidb_record_format_of(rec));
+		skip = 1;
+	}
+	all = palloc(sizeof(MinidbVersionData) * (n - skip + 1));
 	all[0] = *v;
-	memcpy(all + 1, vs, sizeof(MinidbVersionData) * n);
+	memcpy(all + 1, vs + skip, sizeof(MinidbVersionData) * (n - skip));
 	memset(&ex, 0, sizeof(ex));
 	if (extra)
 		ex = *extra;
@@ -1024,7 +1046,7 @@ legacy_prepend_as_v3(char *out, uint32 outsize, const char *rec,
 			ex.spec = true;
 		}
 	}
-	len = v3_from_versions(out, outsize, all, n + 1, &ex, out == NULL);
+	len = v3_from_versions(out, outsize, all, n - skip + 1, &ex, out == NULL);
 	pfree(all);
 	minidb_chain_free_all(vs, n);
 	return len;

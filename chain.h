@@ -587,7 +587,9 @@ extern int	minidb_record_write_format(const char *rec);
 /*
  * Exact length of rec once v is prepended in format (0: rec's own).
  * minidb_record_prepend_size, which cannot see rec, returns an upper bound
- * valid for every format.
+ * valid for every format.  When the write will drop rec's end (a V3
+ * record's, or a V1/V2 head marker turned into V3: the writer prunes an
+ * aborted end first), the length is the record's without it.
  */
 extern uint32 minidb_record_prepend_size_ex(const char *rec, uint32 reclen,
 											const MinidbVersionData *v,

@@ -6,8 +6,9 @@
 -- an "end" marker 0); the two walkers agree; damage names the V3 field.
 -- On tables: as many rows per page as heap, updates in place where heap's
 -- would be HOT, old snapshots read versions rebuilt from differences, and
--- a V1 record becomes V3 when it is written; the record an insert or an
--- in-place UPDATE writes keeps its own reserve on its page, by its format.
+-- a V1 record becomes V3 when it is written (also after a rolled-back
+-- DELETE, move or lock); the record an insert or an in-place UPDATE writes
+-- keeps its own reserve on its page, by its format.
 --
 SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS minidb_am;
@@ -274,5 +275,71 @@ SELECT count(*) AS problems FROM minidb_verify('rend');
 SELECT try('DELETE FROM rend WHERE ctid < ''(1,0)''');
 SELECT count(*) FROM rend WHERE ctid < '(1,0)';
 ROLLBACK;
+
+-- 10. A V1 or V2 row whose DELETE, moving UPDATE or row lock rolled back
+-- is written again in V3 (the default).  A V1/V2 row's end is a marker
+-- version at its head, which V3 cannot hold below a version: the write
+-- prunes the aborted marker, as it prunes a V3 row's aborted end, and
+-- converts the rest.  Until 2026-12-02 the writer sized the V3 record with
+-- the marker still in it, and every DELETE or UPDATE of such a row failed
+-- with XX000 ("minidb record builder: a marker below the newest
+-- version").  Rows (f, h, op): format f (1 or 2); history h rolled back (1
+-- a DELETE, 2 a moving UPDATE of the indexed k, 3 FOR UPDATE, 4 a DELETE
+-- rolled back to a savepoint of the transaction that then writes the row);
+-- then op in V3 (1 DELETE, 2 an UPDATE in place, 3 a moving UPDATE).
+SET minidb.record_format = v1;
+CREATE TABLE leg (f int, h int, op int, k int, v text, PRIMARY KEY (f, h, op))
+	USING minidb;
+CREATE INDEX leg_k ON leg (k);
+INSERT INTO leg SELECT 1, h, op, 100 + 10 * h + op, 'old'
+  FROM generate_series(1, 4) h, generate_series(1, 3) op;
+SET minidb.record_format = v2;
+INSERT INTO leg SELECT 2, h, op, 200 + 10 * h + op, 'old'
+  FROM generate_series(1, 4) h, generate_series(1, 3) op;
+BEGIN;
+DELETE FROM leg WHERE h = 1;
+ROLLBACK;
+BEGIN;
+UPDATE leg SET k = k + 1000 WHERE h = 2;
+ROLLBACK;
+BEGIN;
+SELECT count(*) FROM (SELECT FROM leg WHERE h = 3 FOR UPDATE) s;
+ROLLBACK;
+-- each record still in its format, an aborted DELETE or move its marker 0
+SELECT l.f, l.h, fm.format,
+	   string_agg(c.position || CASE WHEN c.flags ~ 'tombstone|moved'
+								  THEN ' marker' ELSE '' END, ', '
+				  ORDER BY c.position) AS versions
+  FROM leg l
+  JOIN formats('leg') fm ON fm.lp = (l.ctid::text::point)[1]::int
+  CROSS JOIN LATERAL minidb_chain('leg', l.ctid) c
+ WHERE l.op = 1
+ GROUP BY 1, 2, 3 ORDER BY 1, 2;
+RESET minidb.record_format;
+BEGIN;
+SET LOCAL minidb.record_format = v2;
+SAVEPOINT s;
+DELETE FROM leg WHERE h = 4;
+ROLLBACK TO s;
+RESET minidb.record_format;
+DELETE FROM leg WHERE op = 1;
+UPDATE leg SET v = 'new' WHERE op = 2;
+UPDATE leg SET k = k + 1000 WHERE op = 3;
+COMMIT;
+SELECT f, h, op, k, v FROM leg ORDER BY f, h, op;
+-- every write made V3 (the ended records, the rewritten, the moved rows');
+-- the 6 in V2 are the new records of the moving UPDATE that rolled back
+SELECT format, count(*) FROM formats('leg') GROUP BY 1 ORDER BY 1;
+SET enable_seqscan = off;
+SELECT f, h, op FROM leg WHERE k > 1000 ORDER BY f, h, op;
+SELECT count(*) AS old_keys FROM leg WHERE k < 1000 AND op = 3;
+RESET enable_seqscan;
+SELECT count(*) AS problems FROM minidb_verify('leg');
+-- and the rows go on: written again, deleted, vacuumed
+UPDATE leg SET v = v || '+';
+DELETE FROM leg WHERE h <= 2;
+SELECT f, h, op, k, v FROM leg ORDER BY f, h, op;
+VACUUM leg;
+SELECT count(*) AS problems FROM minidb_verify('leg');
 
 DROP SCHEMA chain_v3 CASCADE;

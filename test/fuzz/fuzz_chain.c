@@ -2115,6 +2115,41 @@ m3_start(Reader *r, Rec3 *rec, uint64 seed)
 					 format);
 
 		c = next_byte(r);
+		if (c & 2)
+		{
+			/*
+			 * A DELETE or a move in the old format that aborted: its marker
+			 * is the head, which the writer prunes before it converts the
+			 * record (V3 holds an end only in its header), but sizes the
+			 * conversion with it still there.  With or without the aborted
+			 * hint, which the record layer does not go by.
+			 */
+			MinidbVersionData am;
+			MinidbRecordEnd aextra;
+			ItemPointerData asucc;
+
+			memset(&am, 0, sizeof(am));
+			memset(&aextra, 0, sizeof(aextra));
+			am.xmin = FirstNormalTransactionId + 300;
+			am.cid = c >> 4;
+			/* (no move of a speculative insertion, whose token it would hide) */
+			am.flags = (c & 4) && m3.spec == 0 ? MINIDB_V_MOVED :
+				MINIDB_V_TOMBSTONE;
+			if (c & 8)
+				am.flags |= MINIDB_V_XMIN_ABORTED;
+			if (am.flags & MINIDB_V_MOVED)
+			{
+				ItemPointerSet(&asucc, 7, 3);
+				aextra.successor = &asucc;
+			}
+			rec3_reserve(rec, minidb_record_prepend_size_ex(rec->p, rec->len,
+															&am, 0, &aextra));
+			rec->len = minidb_record_prepend_ex(rec->p, rec->cap, rec->p,
+												rec->len, &am, 0, &aextra);
+			if (minidb_record_write_format(rec->p) != MINIDB_FORMAT_V3)
+				mismatch("a V%d record with an aborted end at its head is not written as V3",
+						 format);
+		}
 		memset(&extra, 0, sizeof(extra));
 		if (c & 1)
 		{
@@ -2134,8 +2169,18 @@ m3_start(Reader *r, Rec3 *rec, uint64 seed)
 		{
 			char	   *src = exact_copy(rec->p, rec->len);
 			char	   *out = malloc(want);
+			uint32		srclen = rec->len;
 
-			len = minidb_record_prepend_ex(out, want, src, rec->len, &v,
+			if (c & 2)
+			{
+				/* the writer's pruning of the aborted end */
+				bool		keep[MAX_PROGRAM_VERSIONS + 2];
+
+				memset(keep, true, sizeof(keep));
+				keep[0] = false;
+				srclen = minidb_record_prune(src, srclen, keep);
+			}
+			len = minidb_record_prepend_ex(out, want, src, srclen, &v,
 										   MINIDB_FORMAT_V3, &extra);
 			rec3_take(rec, out, len);
 			free(out);

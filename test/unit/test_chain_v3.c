@@ -870,6 +870,106 @@ test_prune(void)
 	}
 }
 
+static bool
+prepend_ex_catching(char *out, uint32 outsize, const char *rec,
+					uint32 reclen, const MinidbVersionData *v, int format,
+					const MinidbRecordEnd *extra)
+{
+	bool		caught;
+
+	MINIDB_SHIM_EXPECT_ERROR(caught, (void) minidb_record_prepend_ex(out, outsize, rec, reclen, v, format, extra));
+	return caught;
+}
+
+/*
+ * A V1/V2 record a (model versions 1..6) whose DELETE or move (flag), a
+ * marker version at its head, aborted, written again in V3: an UPDATE (a
+ * data version) and a DELETE.  V3 holds an end only in its header, so the
+ * writer prunes the aborted marker first; it sizes the write (to choose the
+ * format and find room) before it plans that pruning, so the size of the
+ * conversion of the unpruned record is the length of the pruned one's.
+ * Until 2026-12-02 that sizing passed the marker to the V3 builder, which
+ * refused it: "a marker below the newest version".
+ */
+static void
+convert_after_aborted_end(const Buf *a, int format, uint16 flag)
+{
+	Buf			e = buf_new(8192);
+	Buf			p = buf_new(8192);
+	Buf			c = buf_new(8192);
+	char		space[MODEL_MAX_DATA];
+	const char *what = flag == MINIDB_V_MOVED ? "move" : "DELETE";
+	MinidbVersionData m;
+	MinidbVersionData v;
+	MinidbRecordEnd extra;
+	ItemPointerData succ;
+	MinidbChainError err;
+	MinidbLockers lk;
+	bool		keep[8];
+	uint32		want;
+
+	/* the aborted end, as a V1/V2 writer leaves it */
+	memset(&m, 0, sizeof(m));
+	memset(&extra, 0, sizeof(extra));
+	m.xmin = 7000;
+	m.flags = flag | MINIDB_V_XMIN_ABORTED;
+	ItemPointerSet(&succ, 3, 4);
+	if (flag == MINIDB_V_MOVED)
+		extra.successor = &succ;
+	e.len = minidb_record_prepend_ex(e.p, e.size, a->p, a->len, &m, 0, &extra);
+	ok(minidb_record_format_of(e.p) == format &&
+	   minidb_record_nversions(e.p, e.len) == 7 &&
+	   minidb_record_write_format(e.p) == MINIDB_FORMAT_V3,
+	   "V%d: an aborted %s's marker is the head, and a write still makes V3",
+	   format, what);
+	memcpy(p.p, e.p, e.len);
+	memset(keep, true, sizeof(keep));
+	keep[0] = false;
+	p.len = minidb_record_prune(p.p, e.len, keep);
+
+	/* an UPDATE: the lockers stay, the aborted move's successor does not */
+	v = model(0, space);
+	want = minidb_record_prepend_size_ex(e.p, e.len, &v, MINIDB_FORMAT_V3, NULL);
+	c.len = minidb_record_prepend_ex(c.p, c.size, p.p, p.len, &v,
+									 MINIDB_FORMAT_V3, NULL);
+	minidb_record_get_lockers(c.p, &lk);
+	ok(want == c.len && minidb_record_format_of(c.p) == MINIDB_FORMAT_V3 &&
+	   minidb_record_validate(c.p, c.len, &err) &&
+	   decodes_to_model(c.p, c.len, 0, 0, 7) && lk.xid == 4242 &&
+	   !minidb_record_get_successor(c.p, &succ, &(bool) {false}) &&
+	   iterator_matches_reference(c.p, c.len, NULL),
+	   "V%d, aborted %s: an UPDATE sized before the marker is pruned (%u bytes) writes V3 of that length",
+	   format, what, want);
+	ok(prepend_ex_catching(c.p, c.size, e.p, e.len, &v, MINIDB_FORMAT_V3,
+						   NULL) &&
+	   strstr(minidb_shim_last_error, "must be pruned") != NULL,
+	   "V%d, aborted %s: building V3 onto the unpruned marker is refused",
+	   format, what);
+
+	/* a DELETE */
+	memset(&m, 0, sizeof(m));
+	memset(&extra, 0, sizeof(extra));
+	m.xmin = 7001;
+	m.cid = 2;
+	m.flags = MINIDB_V_TOMBSTONE;
+	want = minidb_record_prepend_size_ex(e.p, e.len, &m, MINIDB_FORMAT_V3,
+										 &extra);
+	c.len = minidb_record_prepend_ex(c.p, c.size, p.p, p.len, &m,
+									 MINIDB_FORMAT_V3, &extra);
+	ok(want == c.len && minidb_record_format_of(c.p) == MINIDB_FORMAT_V3 &&
+	   minidb_record_validate(c.p, c.len, &err) &&
+	   minidb_record_nversions(c.p, c.len) == 7 &&
+	   minidb_chain_find_visible(c.p, c.len, cut_visible,
+								 &(Cut) {7, 7, 0, 0}, &(MinidbVersionRef) {0},
+								 &err) == 0 &&
+	   walkers_agree_on_cuts(c.p, c.len, NULL),
+	   "V%d, aborted %s: a DELETE sized the same way ends the V3 row in its header (%u bytes)",
+	   format, what, want);
+	pfree(e.p);
+	pfree(p.p);
+	pfree(c.p);
+}
+
 static void
 test_convert(void)
 {
@@ -908,6 +1008,9 @@ test_convert(void)
 		minidb_record_format = MINIDB_FORMAT_V1;
 		ok(minidb_record_write_format(a.p) == format,
 		   "with minidb.record_format v1 a V%d record keeps its format", format);
+		minidb_record_format = MINIDB_FORMAT_V3;
+		convert_after_aborted_end(&a, format, MINIDB_V_TOMBSTONE);
+		convert_after_aborted_end(&a, format, MINIDB_V_MOVED);
 	}
 	minidb_record_format = saved;
 	pfree(a.p);
