@@ -212,6 +212,24 @@ check_record_header(const char *rec, uint32 reclen, MinidbChainError *err)
 	return true;
 }
 
+/*
+ * V1, V2: does rh_successor hold where a moved row went (a TID, or
+ * heap's moved-to-another-partition mark) rather than nothing or a
+ * speculative token?  Only a moved head sets it; pruning an aborted
+ * moved head clears it (legacy_prune), but records pruned by builds
+ * before 2026-12 may keep it under an older data version, so the check
+ * below holds it against the one data version a marker could turn into
+ * when its flag is lost: one without attributes.  A table has one only
+ * when it has no columns.
+ */
+static pg_attribute_always_inline bool
+legacy_has_successor(const char *rec)
+{
+	OffsetNumber posid = minidb_record_header(rec)->rh_successor.ip_posid;
+
+	return posid != 0 && posid != MINIDB_SPEC_TOKEN_OFFSET;
+}
+
 /* Check vh_flags, alone and against the version's position */
 static pg_attribute_always_inline bool
 check_version_flags(const char *rec, const MinidbVersionHeaderV1 *vh,
@@ -245,6 +263,10 @@ check_version_flags(const char *rec, const MinidbVersionHeaderV1 *vh,
 		((const MinidbRecordHeader *) rec)->rh_successor.ip_posid == 0)
 		return set_error(err, index, "rh_successor",
 						 "moved row has no valid successor TID");
+	if (index == 0 && !(flags & MINIDB_V_NODATA_MASK) && vh->vh_natts == 0 &&
+		legacy_has_successor(rec))
+		return set_error(err, index, "rh_successor",
+						 "a successor TID on a row whose newest version has no attributes (a moved marker that lost its flag)");
 	return true;
 }
 
@@ -315,8 +337,8 @@ version_plainly_valid(const MinidbVersionHeaderV1 *vh, uint32 offset,
 	ok &= (!(flags & MINIDB_V_XMIN_ABORTED) ||
 		   !(flags & (MINIDB_V_XMIN_COMMITTED | MINIDB_V_FROZEN)));
 	ok &= (vh->vh_reserved == 0);
-	ok &= (vh->vh_natts <= MINIDB_MAX_NATTS);
-	ok &= (!(flags & MINIDB_V_HASNULL) || vh->vh_natts > 0);
+	/* 1..MAX: a version without attributes may be a marker that lost its flag */
+	ok &= ((uint32) vh->vh_natts - 1 < MINIDB_MAX_NATTS);
 	ok &= (vh->vh_hoff == canonical_hoff(flags, vh->vh_natts));
 	ok &= (vh->vh_hoff <= len);
 	return ok;
@@ -820,6 +842,16 @@ legacy_prune(char *rec, uint32 reclen, const bool *keep)
 		return 0;
 	hdr->rh_nversions = kept;
 	hdr->rh_len = end;
+	if (!keep[0] && legacy_has_successor(rec))
+	{
+		/*
+		 * The head went (an aborted move): its successor goes with it, as
+		 * a V3 record's end takes its successor field along, so that a
+		 * successor always stands under a moved head.
+		 */
+		ItemPointerSetInvalid(&hdr->rh_successor);
+		hdr->rh_flags &= ~MINIDB_REC_MOVED_PART;
+	}
 	return end;
 }
 

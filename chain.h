@@ -827,10 +827,10 @@ minidb_record_dir(const char *rec)
  * The newest reader's shortcut for the commonest record: one data version,
  * stored whole, nothing else.  V3: info is the bare format (no xmax, no
  * successor, no trailer, no lock mode) and xinfo is 0; V2: one version, no
- * flags, no lock mode, dir[0] right after the header.  The version must
- * pass every check the walkers make of it (the V2 one is the walker's
- * version_plainly_valid), the tail check included: it ends where the
- * record ends.  True fills *v with the version, its bitmap and data
+ * flags, no lock mode, no successor or token, dir[0] right after the
+ * header.  The version must pass every check the walkers make of it (the
+ * V2 one is the walker's version_plainly_valid), the tail check included:
+ * it ends where the record ends.  True fills *v with the version, its bitmap and data
  * pointing into rec; false says only "not this shape, or doubtful": the
  * caller then takes the walker, which finds out what (damage included).
  * The fuzzer (compare_single_plain) checks that true implies the record
@@ -881,8 +881,14 @@ minidb_chain_single_plain(const char *rec, uint32 reclen,
 		start = MINIDB_V2_DATA_START(1);
 		if (reclen < start + MINIDB_V1_VERSION_HDRSZ || reclen > 0xFFFF)
 			return false;
+		/*
+		 * No successor field either: a moved marker whose flag was lost
+		 * would pass for a data version (the walker refuses it), and a
+		 * speculative token is rare enough to leave to the walker.
+		 */
 		ok = hdr->rh_flags == 0 && hdr->rh_nversions == 1 &&
 			hdr->rh_len == reclen && hdr->rh_lockmode == MINIDB_LOCK_NONE &&
+			hdr->rh_successor.ip_posid == 0 &&
 			minidb_record_dir(rec)[0] == start;
 		v1 = (const MinidbVersionHeaderV1 *) (rec + start);
 		vh = (const MinidbVersionHeader *) v1;

@@ -674,6 +674,97 @@ test_damage(void)
 	}
 }
 
+/*
+ * A moved head whose MOVED flag is lost (t/104, seed 7: one bit of
+ * vh_flags) reads as a data version without attributes, an all-NULL row
+ * where the row had moved.  The successor it leaves behind gives it away
+ * to validate, the walkers and the V2 one-version shortcut alike.  A
+ * successor under a data version with attributes, which pruning an
+ * aborted moved head left behind before 2026-12, still validates; pruning
+ * now clears it.
+ */
+static void
+test_lost_moved_flag(void)
+{
+	Buf			b = buf_new(256);
+	char		space[64];
+	MinidbVersionData d = model_version(1, space);
+	MinidbVersionData m;
+	MinidbVersionData pv;
+	MinidbRecordEnd extra;
+	ItemPointerData succ;
+	MinidbChainError err;
+	MinidbChainError ferr;
+	Cut			all = {2, 2, 0};
+	bool		keep[2] = {false, true};
+
+	memset(&m, 0, sizeof(m));
+	m.xmin = 900;
+	m.flags = MINIDB_V_MOVED | MINIDB_V_XMIN_COMMITTED;
+	memset(&extra, 0, sizeof(extra));
+	for (int part = 0; part <= 1; part++)
+	{
+		if (part)
+			ItemPointerSetMovedPartitions(&succ);
+		else
+			ItemPointerSet(&succ, 7, 3);
+		extra.successor = &succ;
+		extra.moved_part = part;
+		for (int n = 1; n <= 2; n++)
+		{
+			if (n == 1)
+				b.len = minidb_record_build_ex(b.p, b.size, &m, cur_format,
+											   &extra);
+			else
+			{
+				b.len = minidb_record_build(b.p, b.size, &d);
+				b.len = minidb_record_prepend_ex(b.p, b.size, b.p, b.len, &m,
+												 cur_format, &extra);
+			}
+			ok(minidb_record_validate(b.p, b.len, &err),
+			   "moved head (%d versions, %s) validates", n,
+			   part ? "to another partition" : "successor TID");
+			vh_at(b.p, 0)->vh_flags &= ~MINIDB_V_MOVED;
+			memset(&err, 0, sizeof(err));
+			ok(!minidb_record_validate(b.p, b.len, &err) &&
+			   err.version == 0 && strcmp(err.field, "rh_successor") == 0 &&
+			   strstr(err.detail, "lost its flag") != NULL,
+			   "moved head that lost its flag (%d versions, %s) is refused (rh_successor)",
+			   n, part ? "to another partition" : "successor TID");
+			all.nversions = all.oldest_k = n;
+			ok(minidb_chain_find_visible(b.p, b.len, cut_visible, &all, NULL,
+										 &ferr) == -2 &&
+			   strcmp(ferr.detail, err.detail) == 0,
+			   "fast walker refuses a moved head that lost its flag (%d versions)",
+			   n);
+			ok(!minidb_chain_single_plain(b.p, b.len, &pv),
+			   "single_plain refuses a moved head that lost its flag (%d versions)",
+			   n);
+		}
+	}
+
+	/* a stale successor under a data version with attributes */
+	b.len = minidb_record_build(b.p, b.size, &d);
+	ItemPointerSet(&minidb_record_header(b.p)->rh_successor, 7, 3);
+	ok(minidb_record_validate(b.p, b.len, &err),
+	   "a successor under a data version with attributes validates (pruned by older builds)");
+
+	/* pruning an aborted moved head takes its successor along */
+	ItemPointerSetMovedPartitions(&succ);
+	extra.moved_part = true;
+	m.flags = MINIDB_V_MOVED | MINIDB_V_XMIN_ABORTED;
+	b.len = minidb_record_build(b.p, b.size, &d);
+	b.len = minidb_record_prepend_ex(b.p, b.size, b.p, b.len, &m, cur_format,
+									 &extra);
+	b.len = minidb_record_prune(b.p, b.len, keep);
+	ok(b.len > 0 && minidb_record_header(b.p)->rh_nversions == 1 &&
+	   minidb_record_header(b.p)->rh_successor.ip_posid == 0 &&
+	   minidb_record_header(b.p)->rh_flags == 0 &&
+	   minidb_record_validate(b.p, b.len, &err),
+	   "pruning an aborted moved head clears its successor and moved-partition flag");
+	pfree(b.p);
+}
+
 /* The fast walker keeps walking after a hit: damage past it still fails */
 static void
 test_tail_after_hit(void)
@@ -951,6 +1042,7 @@ main(void)
 		test_prepend_long();
 		test_prune();
 		test_damage();
+		test_lost_moved_flag();
 		test_tail_after_hit();
 		test_programming_errors();
 	}
