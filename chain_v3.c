@@ -15,9 +15,11 @@
  *	  has no end bits (MOVED, KEYS_UPDATED, MOVED_PART, COMMITTED); not both
  *	  COMMITTED and INVALID; KEYS_UPDATED and MOVED_PART only on a move;
  *	  a move to another partition has no successor field, any other move
- *	  has one holding a valid TID; SPEC needs the successor field; a
- *	  successor field that is neither a move's nor a token holds an
- *	  invalid TID (left behind by a finished speculative insertion);
+ *	  has one holding a valid TID; SPEC needs the successor field,
+ *	  holding offset MINIDB_SPEC_TOKEN_OFFSET (as every writer stores a
+ *	  token); a successor field that is neither a move's nor a token
+ *	  holds an invalid TID (left behind by a finished speculative
+ *	  insertion);
  *	  xmax, when present, is a valid transaction id;
  *	  with MINIDB_R3_MULTI: an even length, 2 <= n <= MINIDB_MAX_VERSIONS,
  *	  and room for the trailer and n minimal versions; without it one
@@ -224,6 +226,12 @@ check_header(const char *rec, uint32 reclen, V3Header *h,
 		if ((xinfo & MINIDB_R3X_MOVED) && (xinfo & MINIDB_R3X_SPEC))
 			return set_error(err, -1, "r3_successor",
 							 "a moved row's successor field holds a speculative token");
+		/* every writer stores a token as heap does: offset SpecTokenOffsetNumber */
+		if ((xinfo & MINIDB_R3X_SPEC) &&
+			h->succ.ip_posid != MINIDB_SPEC_TOKEN_OFFSET)
+			return set_error(err, -1, "r3_successor",
+							 "a speculative token's field holds offset %u, not %u",
+							 h->succ.ip_posid, MINIDB_SPEC_TOKEN_OFFSET);
 		if ((xinfo & MINIDB_R3X_MOVED) && h->succ.ip_posid == 0)
 			return set_error(err, -1, "r3_successor",
 							 "moved row has no valid successor TID");

@@ -1049,6 +1049,40 @@ test_spec(void)
 	ok(len <= b.len,
 	   "the empty field it leaves is room enough for a later DELETE (%u -> %u)",
 	   b.len, len);
+
+	/*
+	 * A token is stored at offset 0xfffe, never at a row's TID: a flip of
+	 * xinfo that set SPEC on a moved row (t/104, seed 12: MOVED became
+	 * SPEC | LOCK_ONLY | XMAX_MULTI) read its successor as a token and the
+	 * row as live and locked, beside its moved-to version.
+	 */
+	ItemPointerSet(&tok, 31337, 0xfffe);
+	extra.successor = &tok;
+	extra.spec = true;
+	b.len = minidb_record_build_ex(b.p, b.size, &v, MINIDB_FORMAT_V3, &extra);
+	b.p[MINIDB_R3_INFO_PREFIX + 4] ^= 0x01;	/* the low byte of its offset */
+	ok(!minidb_record_validate(b.p, b.len, &err) &&
+	   strcmp(err.field, "r3_successor") == 0 &&
+	   strstr(err.detail, "offset 65535, not 65534") != NULL,
+	   "a token at another offset is refused (r3_successor: %s)", err.detail);
+	memset(&extra, 0, sizeof(extra));
+	ItemPointerSet(&tok, 44, 7);
+	extra.successor = &tok;
+	m.flags = MINIDB_V_MOVED;
+	b.len = minidb_record_build_as(b.p, b.size, &v, MINIDB_FORMAT_V3);
+	b.len = minidb_record_prepend_ex(b.p, b.size, b.p, b.len, &m,
+									 MINIDB_FORMAT_V3, &extra);
+	ok(minidb_record_validate(b.p, b.len, &err) && (uint8) b.p[1] == 0x10,
+	   "a moved row validates (xinfo 0x%02x)", (uint8) b.p[1]);
+	b.p[1] ^= 0x93;
+	ok(!minidb_record_validate(b.p, b.len, &err) &&
+	   strcmp(err.field, "r3_successor") == 0,
+	   "a moved row whose xinfo says token, lock-only multixact is refused (r3_successor: %s)",
+	   err.detail);
+	ok(minidb_chain_find_visible(b.p, b.len, cut_visible,
+								 &(Cut) {13, 13, 0, 0}, NULL, &err) == -2 &&
+	   strcmp(err.field, "r3_successor") == 0,
+	   "and so is it by the newest reader");
 	pfree(b.p);
 }
 
