@@ -64,19 +64,26 @@ static const struct config_enum_entry record_format_options[] = {
 
 void		_PG_init(void);
 
-/* An error lets pins go past their holders: forget the checked ones */
+/*
+ * An error lets pins go past their holders, and frees the page images of
+ * the write it stopped: forget the checked pins and the writes under way
+ */
 static void
-checked_pins_xact_end(XactEvent event, void *arg)
+forget_at_xact_end(XactEvent event, void *arg)
 {
 	minidb_checked_pins_clear();
+	minidb_write_forget();
 }
 
 static void
-checked_pins_subxact_end(SubXactEvent event, SubTransactionId mySubid,
-						 SubTransactionId parentSubid, void *arg)
+forget_at_subxact_abort(SubXactEvent event, SubTransactionId mySubid,
+						SubTransactionId parentSubid, void *arg)
 {
 	if (event == SUBXACT_EVENT_ABORT_SUB)
+	{
 		minidb_checked_pins_clear();
+		minidb_write_forget();
+	}
 }
 
 void
@@ -116,8 +123,8 @@ _PG_init(void)
 	MarkGUCPrefixReserved("minidb");
 	minidb_visibility_init();
 	minidb_xlog_init();
-	RegisterXactCallback(checked_pins_xact_end, NULL);
-	RegisterSubXactCallback(checked_pins_subxact_end, NULL);
+	RegisterXactCallback(forget_at_xact_end, NULL);
+	RegisterSubXactCallback(forget_at_subxact_abort, NULL);
 }
 
 static const TupleTableSlotOps *

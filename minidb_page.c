@@ -367,8 +367,6 @@ minidb_page_locate(const void *ptr, Buffer *buffer, OffsetNumber *off)
 {
 	const char *p = (const char *) ptr;
 	Buffer		b = InvalidBuffer;
-	Page		page;
-	OffsetNumber maxoff;
 
 	if (p >= BufferBlocks && p < BufferBlocks + (Size) NBuffers * BLCKSZ)
 		b = (Buffer) ((p - BufferBlocks) / BLCKSZ) + 1;
@@ -380,9 +378,24 @@ minidb_page_locate(const void *ptr, Buffer *buffer, OffsetNumber *off)
 				p < (char *) LocalBufferBlockPointers[i] + BLCKSZ)
 				b = -(i + 1);
 	}
-	if (b == InvalidBuffer)
+	if (b == InvalidBuffer ||
+		!minidb_page_item_holding(BufferGetPage(b), ptr, off))
 		return false;
-	page = BufferGetPage(b);
+	*buffer = b;
+	return true;
+}
+
+/*
+ * The item of page (a buffer's, or an image of one) whose record holds
+ * ptr, a pointer into the page; false when there is none, or when the
+ * page is new or damaged (its line pointers cannot be trusted).
+ */
+bool
+minidb_page_item_holding(Page page, const void *ptr, OffsetNumber *off)
+{
+	const char *p = (const char *) ptr;
+	OffsetNumber maxoff;
+
 	if (PageIsNew(page) || minidb_page_damage(page) != NULL)
 		return false;
 	maxoff = minidb_page_maxoff(page);
@@ -393,7 +406,6 @@ minidb_page_locate(const void *ptr, Buffer *buffer, OffsetNumber *off)
 		if (ItemIdIsNormal(lp) && p >= (char *) page + ItemIdGetOffset(lp) &&
 			p < (char *) page + ItemIdGetOffset(lp) + ItemIdGetLength(lp))
 		{
-			*buffer = b;
 			*off = o;
 			return true;
 		}

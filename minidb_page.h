@@ -146,6 +146,8 @@ extern const char *minidb_page_damage(Page page);
 extern OffsetNumber minidb_page_shared_record(Page page, OffsetNumber *first);
 extern bool minidb_page_locate(const void *ptr, Buffer *buffer,
 							   OffsetNumber *off);
+extern bool minidb_page_item_holding(Page page, const void *ptr,
+									 OffsetNumber *off);
 extern void minidb_page_check_items(Relation rel, Buffer buffer);
 extern OffsetNumber minidb_page_maxoff(Page page);
 extern MinidbItem minidb_page_item(Page page, OffsetNumber off, char **rec,

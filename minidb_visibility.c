@@ -265,8 +265,11 @@ xid_in_range(TransactionId xid)
 }
 
 /*
- * The relation, block and offset of the record on a buffer's page that
- * holds 'where' (false for private copies); *relname may be "?".
+ * The relation, block and offset of the record that holds 'where': on a
+ * buffer's page, or in the image of one that a write is changing (whose
+ * check of the record before the change may find the damage); false for
+ * other private copies.  *rec is the record where 'where' lies; *relname
+ * may be "?".
  */
 static bool
 locate_record(const void *where, const char **relname, BlockNumber *blkno,
@@ -279,9 +282,13 @@ locate_record(const void *where, const char **relname, BlockNumber *blkno,
 	Oid			relid;
 	char	   *name = NULL;
 
-	if (where == NULL || !minidb_page_locate(where, &buffer, off))
+	if (where == NULL)
 		return false;
-	page = BufferGetPage(buffer);
+	if (minidb_page_locate(where, &buffer, off))
+		page = BufferGetPage(buffer);
+	else if (!minidb_write_image_of(where, &buffer, &page) ||
+			 !minidb_page_item_holding(page, where, off))
+		return false;
 	*rec = PageGetItem(page, PageGetItemId(page, *off));
 	*len = ItemIdGetLength(PageGetItemId(page, *off));
 	BufferGetTag(buffer, &rnode, &fork, blkno);

@@ -120,8 +120,20 @@ struct MinidbWalState
 	int			ntable;			/* table pages registered */
 	int			nlocked;		/* map pages locked here, to unlock */
 	Buffer		locked[MINIDB_WAL_MAX_PAGES];
+	MinidbWalState *outer;		/* the write under way before this one */
 	MinidbWalPage pages[MINIDB_WAL_MAX_PAGES];
 };
+
+/*
+ * The writes under way (begun, not finished), innermost first, so that
+ * damage found in one of their page images, where a write checks a record
+ * before changing it (the transaction IDs pruning must look up, say), is
+ * reported naming the record's block and offset as damage found on a
+ * buffer's page is (minidb_write_image_of).  A write that fails leaves it
+ * to transaction abort, which frees the images, to forget it
+ * (minidb_write_forget).
+ */
+static MinidbWalState *writes_under_way = NULL;
 
 /* visibilitymap.c's arithmetic (it keeps these macros to itself) */
 #define MINIDB_VM_MAPSIZE (BLCKSZ - MAXALIGN(SizeOfPageHeaderData))
@@ -146,7 +158,41 @@ minidb_write_begin(MinidbPageWrite *w, Relation rel)
 		state->pages[i].clear_vm = false;
 		state->pages[i].vmbuffer = InvalidBuffer;
 	}
+	state->outer = writes_under_way;
+	writes_under_way = state;
 	w->state = state;
+}
+
+/*
+ * The buffer whose page image (minidb_write_page) holds ptr, and that
+ * image: false when ptr lies in none of the writes under way.
+ */
+bool
+minidb_write_image_of(const void *ptr, Buffer *buffer, Page *image)
+{
+	const char *p = (const char *) ptr;
+
+	for (MinidbWalState *state = writes_under_way; state; state = state->outer)
+		for (int i = 0; i < MINIDB_WAL_MAX_PAGES; i++)
+		{
+			MinidbWalPage *wp = &state->pages[i];
+
+			if (BufferIsValid(wp->buffer) && !wp->is_vm &&
+				p >= wp->image.data && p < wp->image.data + BLCKSZ)
+			{
+				*buffer = wp->buffer;
+				*image = (Page) wp->image.data;
+				return true;
+			}
+		}
+	return false;
+}
+
+/* At (sub)transaction end: the images of failed writes are gone */
+void
+minidb_write_forget(void)
+{
+	writes_under_way = NULL;
 }
 
 /* The slot of buffer, registering it (a copy of its page) if new */
@@ -517,6 +563,12 @@ minidb_write_finish(MinidbPageWrite *w)
 	for (int i = 0; i < MINIDB_WAL_MAX_PAGES; i++)
 		if (BufferIsValid(state->pages[i].buffer) && state->pages[i].clear_vm)
 			ReleaseBuffer(state->pages[i].vmbuffer);
+	for (MinidbWalState **link = &writes_under_way; *link; link = &(*link)->outer)
+		if (*link == state)
+		{
+			*link = state->outer;
+			break;
+		}
 	pfree(state);
 	w->state = NULL;
 	return lsn;

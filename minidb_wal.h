@@ -38,6 +38,9 @@ extern bool minidb_custom_wal;
 extern void minidb_write_begin(MinidbPageWrite *w, Relation rel);
 extern Page minidb_write_page(MinidbPageWrite *w, Buffer buffer, bool is_new);
 extern XLogRecPtr minidb_write_finish(MinidbPageWrite *w);
+extern bool minidb_write_image_of(const void *ptr, Buffer *buffer,
+								  Page *image);
+extern void minidb_write_forget(void);
 extern void minidb_wal_set_visible(Relation rel, Buffer buffer,
 								   Buffer vmbuffer, uint8 flags);
 

@@ -568,7 +568,7 @@ sub version0
 		my ($b, $o) = $node->safe_psql('postgres', "SELECT ctid FROM c WHERE id = $_")
 		  =~ /\((\d+),(\d+)\)/;
 		$_ => [ $b, $o ];
-	} (4005, 7305, 7205, 4292, 8012, 7505, 7805, 9008);
+	} (4005, 7305, 7205, 4292, 8012, 7505, 7805, 9008, 9504);
 	# a row a later transaction made, for a moved row's successor to name
 	my ($sb, $so) = $node->safe_psql('postgres',
 		q{INSERT INTO c VALUES (20002, 1, 'later', NULL) RETURNING ctid})
@@ -622,6 +622,23 @@ sub version0
 	ok($v3 && grep({ $_->[2] eq "record $o version 4" } @{ v3_targets($page, $o, $off9, $len9) }),
 		'row 9008 is a V3 record of five versions or more');
 	write_bytes($path, $b * 8192 + $v3->[0] + 10, pack("v", 49924)) if $v3;
+	# 9504: version 2's xmin lies a million ahead, its hints cleared: no
+	# read of the newest version passes it, nor does a writer's look at
+	# the row's two newest (minidb_row_heads), but the DELETE's pruning
+	# asks about it, in the image of the page it changes (generic WAL)
+	($b, $o) = @{ $tid{9504} };
+	$page = read_block($path, $b);
+	my ($off95, undef, $len95) = lp_of($page, $o);
+	my ($v95) = grep { $_->[2] eq "record $o version 2" }
+	  @{ v3_targets($page, $o, $off95, $len95) };
+	ok($v95 && grep({ $_->[2] eq "record $o version 3" } @{ v3_targets($page, $o, $off95, $len95) }),
+		'row 9504 is a V3 record of four versions or more');
+	if ($v95)
+	{
+		write_bytes($path, $b * 8192 + $v95->[0], pack('V', $next + 1_000_000));
+		write_bytes($path, $b * 8192 + $v95->[0] + 8,
+			pack('C', unpack('C', substr($page, $v95->[0] + 8, 1)) & ~0x07));
+	}
 	# 4292: a row locked FOR SHARE; its locker lies a million ahead
 	my ($lb, $lo) = @{ $tid{4292} };
 	$page = read_block($path, $lb);
@@ -726,6 +743,9 @@ UPDATE pg_index SET indisready = true WHERE indexrelid = 'c_k'::regclass;
 	like($err->("UPDATE c SET v = 'x' WHERE id = 9008"),
 		qr/ERROR:  XX001: corrupted minidb record in relation "c" at TID \Q@{[$at->(9008)]}\E\nDETAIL:  Version 3, field "vh_natts": 49924 attributes exceed/,
 		'a damaged middle version: an UPDATE, which rewrites every version, raises XX001 naming the record');
+	like($err->("DELETE FROM c WHERE id = 9504"),
+		qr/ERROR:  XX001: corrupted minidb record in relation "c" at TID \Q@{[$at->(9504)]}\E\nDETAIL:  Version 2, field "vh_xmin": transaction ID \d+ is not one whose status is known/,
+		'an older version\'s xmin not assigned yet: the DELETE\'s pruning, in the image of the page it changes, raises XX001 naming the record');
 	like($err->("SELECT id FROM c WHERE id = 9008 FOR UPDATE"),
 		qr/ERROR:  XX001: corrupted minidb record in relation "c" at TID \Q@{[$at->(9008)]}\E\nDETAIL:  Version 3, field "vh_natts"/,
 		'and so does a row lock');
@@ -753,6 +773,8 @@ UPDATE pg_index SET indisready = true WHERE indexrelid = 'c_k'::regclass;
 		'minidb_verify: the V3 version with too many attributes');
 	ok($found->(@{ $tid{9008} }, 'vh_natts', qr/49924 attributes exceed/),
 		'minidb_verify: the middle version with too many attributes');
+	ok($found->(@{ $tid{9504} }, 'vh_xmin', qr/is not assigned yet/),
+		'minidb_verify: the older version\'s xmin not assigned yet');
 	ok($found->(@{ $tid{4292} }, 'rh_locker', qr/is not assigned yet/),
 		'minidb_verify: the locker not assigned yet');
 	ok($found->(@{ $tid{8012} }, 'xmax', qr/is not assigned yet/),
