@@ -23,10 +23,12 @@
 # it.  Every flip must be harmless (the same rows come back) or raise an
 # ERROR with SQLSTATE XX001 or XX002 naming relation, block and offset;
 # minidb_verify must list every record a read refused.  The one exception
-# is a flip of a version's hint bits alone (committed/aborted/frozen),
-# which nothing can tell from a real hint without page checksums (heap's
-# are the same): it may change what reads return, and minidb_verify must
-# then report it (it checks hints against the commit log).  No round may
+# is a flip of a version's hint bits alone (committed/aborted/frozen; see
+# $hint_only below for the flips that change more but whose effect can
+# only be the hint's), which nothing can tell from a real hint without
+# page checksums (heap's are the same): it may change what reads return,
+# and minidb_verify must then report it (it checks hints against the
+# commit log).  No round may
 # crash the server (no "terminated by signal", PANIC or TRAP in the log).
 #
 # Then a page is zeroed, and, separately, the file is truncated at a page
@@ -1002,13 +1004,20 @@ while ($count{flips} < $want_flips)
 		# version's "creator aborted" hint, whatever else it changes: the
 		# version is then passed over unread (heap passes over a tuple
 		# with HEAP_XMIN_INVALID so, whatever its other bits say); or one
-		# that sets a row end's "ender committed" or "ender aborted" hint,
-		# whatever else it changes: the end is then taken or passed over
-		# without the commit log (heap's HEAP_XMAX_COMMITTED and
+		# that sets its "committed" or "frozen" hint and otherwise changes
+		# only data flags (has-null, has-varwidth, has-external), which
+		# every read of the version checks against its data: a result
+		# that changes without an error then comes from the hint (a
+		# version taken as frozen lets pruning drop the ones below it, so
+		# that an UPDATE stays on the page where it would have moved); or
+		# one that sets a row end's "ender committed" or "ender aborted"
+		# hint, whatever else it changes: the end is then taken or passed
+		# over without the commit log (heap's HEAP_XMAX_COMMITTED and
 		# HEAP_XMAX_INVALID likewise: a deleted or moved row comes back, a
 		# locked one goes)
 		my $hint_only = ($what =~ /vh_flags byte 0$/
-			  && (($x & ~0x07) == 0 || (($x & 0x02) && !($old & 0x02))))
+			  && (($x & ~0x07) == 0 || (($x & 0x02) && !($old & 0x02))
+				|| (($x & 0x05 & ~$old) && ($x & ~0xe7) == 0)))
 		  || ($what =~ /xinfo$/
 			&& (($x & ~0x0c) == 0 || ($x & 0x0c & ~$old)));
 		note "round $round: $desc: "
