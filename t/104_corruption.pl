@@ -15,7 +15,7 @@
 #	reads	every page by a TID range scan, every row of it by an index
 #			scan (primary key), each in a subtransaction;
 #	verify	minidb_verify(c, check_toast, check_indexes);
-#	writes	per page, UPDATE of every row and DELETE of some; VACUUM;
+#	writes	per page, DELETE of some rows and UPDATE of the others; VACUUM;
 #	reads	again, by index, against what the same writes give on the
 #			pristine table; no id twice in the table.
 #
@@ -180,14 +180,17 @@ BEGIN
 	-- forget the target block of the last page's UPDATE (a relcache
 	-- invalidation), which may be a damaged page
 	ALTER TABLE c SET (autovacuum_enabled = off);
-	-- the page's own rows: not those an earlier UPDATE moved here
-	UPDATE c SET v = v || 'u'
-	 WHERE ctid >= format('(%s,0)', p)::tid AND ctid < format('(%s,0)', p + 1)::tid
-	   AND id = ANY (ARRAY(SELECT e.id FROM expect e WHERE e.page = p));
+	-- the page's own rows: not those an earlier UPDATE moved here.  The
+	-- DELETE comes first: a flip that leaves the page less room (pd_upper)
+	-- makes the UPDATE move rows that stay on the pristine page, which a
+	-- DELETE after it would then no longer find on page p
 	DELETE FROM c
 	 WHERE ctid >= format('(%s,0)', p)::tid AND ctid < format('(%s,0)', p + 1)::tid
 	   AND id = ANY (ARRAY(SELECT e.id FROM expect e WHERE e.page = p))
 	   AND id % 5 = 0;
+	UPDATE c SET v = v || 'u'
+	 WHERE ctid >= format('(%s,0)', p)::tid AND ctid < format('(%s,0)', p + 1)::tid
+	   AND id = ANY (ARRAY(SELECT e.id FROM expect e WHERE e.page = p));
 	RETURN 'ok';
 EXCEPTION WHEN others THEN
 	GET STACKED DIAGNOSTICS st = RETURNED_SQLSTATE, msg = MESSAGE_TEXT, det = PG_EXCEPTION_DETAIL;
