@@ -1198,6 +1198,8 @@ collect_page(MinidbScanDesc scan, BlockNumber blkno,
 		PageIsNew(page) || minidb_page_damage(page) != NULL)
 		minidb_page_check(rel, buffer);
 	maxoff = minidb_page_maxoff(page);
+	if (maxoff >= FirstOffsetNumber)
+		minidb_ssi_check_doomed(rel, snapshot);
 	scan->rows.maxoff = maxoff;
 	scan->rows.rewritten = (MinidbPageGetOpaque(page)->md_flags &
 							MINIDB_PAGE_REWRITTEN) != 0;
@@ -2922,6 +2924,7 @@ minidb_index_fetch_tuple(struct IndexFetchTableData *data, ItemPointer tid,
 	FetchState	fs;
 
 	*call_again = false;		/* one record per TID: nothing more to find */
+	minidb_ssi_check_doomed(data->rel, snapshot);
 	fs.rel = data->rel;
 	fs.tid = tid;
 	fs.snapshot = snapshot;
@@ -2967,6 +2970,7 @@ minidb_fetch_row_version(Relation rel, ItemPointer tid, Snapshot snapshot,
 	Buffer		pin = InvalidBuffer;
 	HeapTuple	tuple;
 
+	minidb_ssi_check_doomed(rel, snapshot);
 	fs.rel = rel;
 	fs.tid = &plain;
 	fs.snapshot = snapshot;

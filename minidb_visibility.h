@@ -14,6 +14,7 @@
 #define MINIDB_VISIBILITY_H
 
 #include "access/xact.h"
+#include "storage/predicate.h"
 #include "utils/rel.h"
 #include "utils/snapshot.h"
 
@@ -72,6 +73,22 @@ minidb_ssi_lock_version(Relation rel, ItemPointer tid, Snapshot snapshot,
 {
 	if (IsolationIsSerializable())
 		minidb_ssi_lock_version_serializable(rel, tid, snapshot, xmin);
+}
+
+/*
+ * A serializable reader is about to read rows of rel: if another
+ * transaction's commit has doomed it (as the pivot of a dangerous
+ * structure), it fails here, as heap's fails at the first tuple it reads
+ * after that: heap asks CheckForSerializableConflictOutNeeded, which
+ * raises the error, of every tuple it examines (a page's in heapgetpage,
+ * a HOT chain's in an index fetch).  minidb asks it once per fetch by TID
+ * and once per page a scan reads.
+ */
+static inline void
+minidb_ssi_check_doomed(Relation rel, Snapshot snapshot)
+{
+	if (IsolationIsSerializable())
+		(void) CheckForSerializableConflictOutNeeded(rel, snapshot);
 }
 extern void minidb_ssi_check_in(Relation rel, ItemPointer tid,
 								TransactionId xmin);
