@@ -812,7 +812,7 @@ make_room_in_place(Relation rel, Buffer buffer, OffsetNumber off,
 
 	*format = write_format(rec, len, v, NULL);
 	newlen = minidb_record_prepend_size_ex(rec, len, v, *format, NULL);
-	if (newlen > MINIDB_MAX_RECORD_LEN)
+	if (newlen > minidb_max_record_len(*format))
 		return false;
 	/* (the new record is not built yet: the most its format keeps) */
 	if (minidb_page_room_for_replace(page, off, newlen,
@@ -853,7 +853,7 @@ prepend_if_it_fits(Relation rel, Buffer buffer, OffsetNumber off,
 	char	   *newrec = minidb_prepend_build(page, off, keep, v, format, NULL,
 											  &newlen);
 	MinidbReserveChange rc;
-	bool		fits = newlen <= MINIDB_MAX_RECORD_LEN &&
+	bool		fits = newlen <= minidb_max_record_len(format) &&
 		minidb_buffer_room_for_replace(rel, buffer, off, newlen,
 									   minidb_record_reserve_quick(newrec,
 																   newlen),
