@@ -133,6 +133,7 @@
 #ifndef MINIDB_CHAIN_H
 #define MINIDB_CHAIN_H
 
+#include "access/transam.h"
 #include "storage/itemptr.h"
 
 /* Record format versions.  Readers refuse formats they do not know. */
@@ -987,19 +988,18 @@ minidb_read_u16(const char *p)
 }
 
 /*
- * minidb_v3_newest_plain(rec, reclen, v, older), older given, inline for
- * the sequential scan's per-row path (most rows of a page being written
- * hold two versions or more): the same checks (header_plain for a record
- * with a trailer, version_plain of version 0 and of the last version) and
- * the same answer, as the scan checks in a -DMINIDB_CHECK_FAST_PATH build
- * and the fuzzer checks (compare_newest_plain).  Version 0's flag tests
- * are one mask: whole (no encoding bit), not hinted aborted, known bits.
- * Each test returns at once (on the rows it serves every branch goes one
- * way): fewer instructions, and fewer values live, than a conjunction.
+ * The versions of a V3 record with a trailer whose header the caller has
+ * checked (an even length within the format's limit), version 0 at start0
+ * (where its optional fields leave it): the trailer, version 0 whole, and
+ * the last version (the tail check), as minidb_v3_newest_plain checks them;
+ * *v and *older as it gives them.  Version 0's flag tests are one mask:
+ * whole (no encoding bit), not hinted aborted, known bits.  Each test
+ * returns at once (on the rows it serves every branch goes one way):
+ * fewer instructions, and fewer values live, than a conjunction.
  */
 static pg_attribute_always_inline bool
-minidb_v3_newest_of_many(const char *rec, uint32 reclen,
-						 MinidbVersionData *v, MinidbVersionHeader *older)
+minidb_v3_many_from(const char *rec, uint32 reclen, uint32 start0,
+					MinidbVersionData *v, MinidbVersionHeader *older)
 {
 	const MinidbVersionHeader *vh;
 	const MinidbVersionHeader *lh;
@@ -1016,14 +1016,9 @@ minidb_v3_newest_of_many(const char *rec, uint32 reclen,
 	uint16		lflags;
 	uint16		lnatts;
 
-	/* the header: bare format with a trailer, xinfo 0 (header_plain) */
-	if (reclen < MINIDB_R3_INFO_PREFIX + sizeof(uint16) ||
-		reclen > MINIDB_R3_MAX_LEN || reclen % sizeof(uint16) != 0 ||
-		(uint8) rec[0] != (MINIDB_FORMAT_V3 | MINIDB_R3_MULTI) || rec[1] != 0)
-		return false;
 	n = minidb_read_u16(rec + reclen - sizeof(uint16));
 	if (n < 2 || n > MINIDB_MAX_VERSIONS ||
-		MINIDB_R3_PLAIN_START + n * MINIDB_VERSION_HDRSZ +
+		start0 + n * MINIDB_VERSION_HDRSZ +
 		(n + 1) * sizeof(uint16) > reclen)
 		return false;
 	trailer = reclen - (n + 1) * sizeof(uint16);
@@ -1031,9 +1026,9 @@ minidb_v3_newest_of_many(const char *rec, uint32 reclen,
 	/* version 0, whole, not hinted aborted (version_plain at 0) */
 	end0 = minidb_read_u16(rec + trailer);
 	if (end0 > trailer ||
-		end0 < MINIDB_R3_PLAIN_START + MINIDB_VERSION_HDRSZ)
+		end0 < start0 + MINIDB_VERSION_HDRSZ)
 		return false;
-	vh = (const MinidbVersionHeader *) (rec + MINIDB_R3_PLAIN_START);
+	vh = (const MinidbVersionHeader *) (rec + start0);
 	flags = vh->vh_flags;
 	natts = vh->vh_natts;
 	if (vh->vh_xmin == InvalidTransactionId ||
@@ -1041,7 +1036,7 @@ minidb_v3_newest_of_many(const char *rec, uint32 reclen,
 				  MINIDB_V_XMIN_ABORTED)) != 0 ||
 		natts > MINIDB_MAX_NATTS)
 		return false;
-	dataoff = MINIDB_R3_PLAIN_START + MINIDB_VERSION_HDRSZ;
+	dataoff = start0 + MINIDB_VERSION_HDRSZ;
 	if (flags & MINIDB_V_HASNULL)
 	{
 		if (natts == 0)
@@ -1061,7 +1056,7 @@ minidb_v3_newest_of_many(const char *rec, uint32 reclen,
 	lstart = TYPEALIGN(4, minidb_read_u16(rec + trailer +
 										  sizeof(uint16) * (n - 2)));
 	lend = minidb_read_u16(rec + trailer + sizeof(uint16) * (n - 1));
-	if (lstart < MINIDB_R3_PLAIN_START + (n - 1) * MINIDB_VERSION_HDRSZ ||
+	if (lstart < start0 + (n - 1) * MINIDB_VERSION_HDRSZ ||
 		TYPEALIGN(sizeof(uint16), lend) != trailer ||
 		lstart + MINIDB_VERSION_HDRSZ > lend)
 		return false;
@@ -1105,10 +1100,159 @@ minidb_v3_newest_of_many(const char *rec, uint32 reclen,
 	v->flags = flags;
 	v->natts = natts;
 	v->bitmap = (flags & MINIDB_V_HASNULL) ?
-		(const bits8 *) (rec + MINIDB_R3_PLAIN_START + MINIDB_VERSION_HDRSZ) :
+		(const bits8 *) (rec + start0 + MINIDB_VERSION_HDRSZ) :
 		NULL;
 	v->data = rec + dataoff;
 	v->datalen = end0 - dataoff;
+	return true;
+}
+
+/*
+ * minidb_v3_newest_plain(rec, reclen, v, older), older given, inline for
+ * the sequential scan's per-row path (most rows of a page being written
+ * hold two versions or more): the same checks (header_plain for a record
+ * with a trailer, version_plain of version 0 and of the last version) and
+ * the same answer, as the scan checks in a -DMINIDB_CHECK_FAST_PATH build
+ * and the fuzzer checks (compare_newest_plain).
+ */
+static pg_attribute_always_inline bool
+minidb_v3_newest_of_many(const char *rec, uint32 reclen,
+						 MinidbVersionData *v, MinidbVersionHeader *older)
+{
+	/* the header: bare format with a trailer, xinfo 0 (header_plain) */
+	if (reclen < MINIDB_R3_INFO_PREFIX + sizeof(uint16) ||
+		reclen > MINIDB_R3_MAX_LEN || reclen % sizeof(uint16) != 0 ||
+		(uint8) rec[0] != (MINIDB_FORMAT_V3 | MINIDB_R3_MULTI) || rec[1] != 0)
+		return false;
+	return minidb_v3_many_from(rec, reclen, MINIDB_R3_PLAIN_START, v, older);
+}
+
+/*
+ * A row lock left on a row (FOR KEY SHARE, FOR SHARE: a foreign key's
+ * check locks the parent row) is the record's xmax field, flagged
+ * lock-only.  It changes nothing in which version a reader sees, but
+ * version 0 starts at offset 8 instead of 4, and the tuple shows the
+ * lockers as its xmax.  The newest reader's shortcut for such a record:
+ * minidb_v3_newest_plain's shape but for that one field, of one version or
+ * more.  No successor field (so no token), no end (the xmax only locks),
+ * version 0 stored whole and not hinted aborted.  It makes the checks the
+ * fast walker makes when its predicate accepts version 0 (check_header's
+ * for this shape, version 0, the tail check), and gives the lockers as
+ * minidb_record_get_lockers reads them, for minidb_tuple_set_lockers.
+ * Version 1's header goes to *older, whose vh_xmin is invalid for a
+ * record of one version.  False means "not this shape, or doubtful".
+ * The unit tests and the fuzzer (compare_newest_locked) check true
+ * against validate, the walkers and the lockers' reader; minidb_scan.c
+ * takes it inline (minidb_v3_locked_newest).
+ */
+#define MINIDB_R3_LOCKED_START	8	/* TYPEALIGN(4, info, xinfo, xmax) */
+
+extern bool minidb_v3_newest_locked(const char *rec, uint32 reclen,
+									MinidbVersionData *v,
+									MinidbVersionHeader *older,
+									MinidbLockers *lk);
+
+/*
+ * The only version of a V3 record, at [start, end): minidb_v3_many_from's
+ * checks of version 0 (stored whole, not hinted aborted, its flag bits
+ * known, its attribute count and null bitmap consistent, its data inside
+ * it), the end being the record's.  True fills *v (pointing into rec);
+ * false says "not sure": the caller takes the walker.
+ */
+static pg_attribute_always_inline bool
+minidb_v3_head_whole(const char *rec, uint32 start, uint32 end,
+					 MinidbVersionData *v)
+{
+	const MinidbVersionHeader *vh = (const MinidbVersionHeader *) (rec + start);
+	TransactionId xmin = vh->vh_xmin;
+	uint16		flags = vh->vh_flags;
+	uint16		natts = vh->vh_natts;
+	uint32		dataoff;
+
+	if (xmin == InvalidTransactionId ||
+		(flags & (~MINIDB_V3_FLAGS_MASK | MINIDB_V_ENC_MASK |
+				  MINIDB_V_XMIN_ABORTED)) != 0 ||
+		natts > MINIDB_MAX_NATTS)
+		return false;
+	dataoff = start + MINIDB_VERSION_HDRSZ;
+	if (flags & MINIDB_V_HASNULL)
+	{
+		if (natts == 0)
+			return false;
+		dataoff += MINIDB_BITMAPLEN(natts);
+	}
+	dataoff = MAXALIGN(dataoff);
+	if (dataoff > end)
+		return false;
+	v->xmin = xmin;
+	v->cid = vh->vh_cid;
+	v->flags = flags;
+	v->natts = natts;
+	v->bitmap = (flags & MINIDB_V_HASNULL) ?
+		(const bits8 *) (rec + start + MINIDB_VERSION_HDRSZ) : NULL;
+	v->data = rec + dataoff;
+	v->datalen = end - dataoff;
+	return true;
+}
+
+/*
+ * minidb_v3_newest_locked, inline, for the sequential scan's per-row path
+ * (every teller and branch row of pgbench --foreign-keys is such a record):
+ * the same answer, as the scan checks in a -DMINIDB_CHECK_FAST_PATH build
+ * and the fuzzer checks.  The header as check_header accepts it with a
+ * lock-only xmax and no successor field: a single locker (a normal xid,
+ * its mode in info's top bits) or a multixact of lockers (no mode bits),
+ * perhaps hinted aborted (the lockers read the same); then the versions
+ * at MINIDB_R3_LOCKED_START as minidb_v3_newest_of_many reads them at
+ * MINIDB_R3_PLAIN_START.
+ */
+static pg_attribute_always_inline bool
+minidb_v3_locked_newest(const char *rec, uint32 reclen, MinidbVersionData *v,
+						MinidbVersionHeader *older, MinidbLockers *lk)
+{
+	const uint8 mode_bits = (uint8) (0xFF << MINIDB_R3_MODE_SHIFT);
+	uint8		info;
+	uint8		xinfo;
+	TransactionId xmax;
+
+	if (reclen < MINIDB_R3_LOCKED_START + MINIDB_VERSION_HDRSZ ||
+		reclen > MINIDB_R3_MAX_LEN)
+		return false;
+	info = (uint8) rec[0];
+	xinfo = (uint8) rec[1];
+	if ((info & ~(MINIDB_R3_MULTI | mode_bits)) !=
+		(MINIDB_FORMAT_V3 | MINIDB_R3_XMAX) ||
+		(xinfo & ~(MINIDB_R3X_XMAX_MULTI | MINIDB_R3X_INVALID)) !=
+		MINIDB_R3X_LOCK_ONLY)
+		return false;
+	memcpy(&xmax, rec + MINIDB_R3_INFO_PREFIX, sizeof(xmax));
+	if (xinfo & MINIDB_R3X_XMAX_MULTI)
+	{
+		/* check_header: a mode only for a single locker */
+		if ((info & mode_bits) != 0 || xmax == InvalidTransactionId)
+			return false;
+		lk->mode = MINIDB_LOCK_KEYSHARE;	/* as v3_get_lockers says */
+		lk->multi = true;
+	}
+	else
+	{
+		/* no writer locks a row as the bootstrap or frozen xid */
+		if (!TransactionIdIsNormal(xmax))
+			return false;
+		lk->mode = (uint16) ((info >> MINIDB_R3_MODE_SHIFT) + 1);
+		lk->multi = false;
+	}
+	lk->xid = xmax;
+	lk->with_updater = false;
+
+	if (info & MINIDB_R3_MULTI)
+		return reclen % sizeof(uint16) == 0 &&
+			minidb_v3_many_from(rec, reclen, MINIDB_R3_LOCKED_START, v,
+								older);
+	/* one version: it ends where the record does (the tail check) */
+	if (!minidb_v3_head_whole(rec, MINIDB_R3_LOCKED_START, reclen, v))
+		return false;
+	older->vh_xmin = InvalidTransactionId;
 	return true;
 }
 

@@ -1412,6 +1412,63 @@ minidb_v3_newest_plain(const char *rec, uint32 reclen, MinidbVersionData *out,
 	return true;
 }
 
+/*
+ * minidb_v3_newest_locked (see chain.h): a record whose only optional
+ * field is a lock-only xmax, version 0 stored whole and not hinted
+ * aborted.  Deliberately not the inline copy's code: the walker's own
+ * detailed checks of the read that stops at version 0 (check_header,
+ * check_version of version 0, check_last), and the lockers as
+ * v3_get_lockers reads them, so that the scan (under
+ * -DMINIDB_CHECK_FAST_PATH), the unit tests and the fuzzer compare the
+ * inline shortcut with what the walker and the tuple's lockers would be.
+ */
+bool
+minidb_v3_newest_locked(const char *rec, uint32 reclen, MinidbVersionData *out,
+						MinidbVersionHeader *older, MinidbLockers *lk)
+{
+	V3Header	h;
+	V3Version	v0;
+	uint16		flags;
+
+	/* the shape: an xmax field that only locks, no successor field */
+	if (reclen < MINIDB_R3_INFO_PREFIX ||
+		((uint8) rec[0] & (MINIDB_R3_FORMAT_MASK | MINIDB_R3_XMAX |
+						   MINIDB_R3_SUCC)) !=
+		(MINIDB_FORMAT_V3 | MINIDB_R3_XMAX) ||
+		!((uint8) rec[1] & MINIDB_R3X_LOCK_ONLY))
+		return false;
+	/* what v3_find_visible checks when its predicate takes version 0 */
+	if (!check_header(rec, reclen, &h, NULL) || h.has_end || h.n < 1 ||
+		!check_version(rec, &h, 0, h.start0, version_end(rec, &h, 0),
+					   R3_PREVLEN_UNKNOWN, &v0, NULL) ||
+		!check_last(rec, &h, NULL))
+		return false;
+	flags = v0.vh->vh_flags;
+	if (v0.delta || (flags & MINIDB_V_XMIN_ABORTED))
+		return false;
+	memset(older, 0, sizeof(MinidbVersionHeader));
+	if (h.n >= 2)
+	{
+		/* version 1's header, between version 0 and the trailer */
+		uint32		start = TYPEALIGN(R3_VERSION_ALIGN,
+									  version_end(rec, &h, 0));
+
+		if (start + MINIDB_VERSION_HDRSZ > h.trailer)
+			return false;
+		memcpy(older, rec + start, sizeof(MinidbVersionHeader));
+	}
+	v3_get_lockers(rec, lk);
+	out->xmin = v0.vh->vh_xmin;
+	out->cid = v0.vh->vh_cid;
+	out->flags = flags;
+	out->natts = v0.vh->vh_natts;
+	out->bitmap = (flags & MINIDB_V_HASNULL) ?
+		(const bits8 *) (rec + v0.bitmapoff) : NULL;
+	out->data = rec + v0.dataoff;
+	out->datalen = v0.datalen;
+	return true;
+}
+
 /* ----------------------------------------------------------------
  *		Rebuilding a version from its differences
  * ----------------------------------------------------------------

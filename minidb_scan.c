@@ -808,6 +808,75 @@ plain_newest_of_many(const char *rec, uint32 len,
 }
 
 /*
+ * The record of a page already checked whole (minidb_page_check) at off,
+ * when its line pointer is a normal one inside the page's tuple space, as
+ * plain_version reads it; else NULL
+ */
+static pg_attribute_always_inline const char *
+plain_item(Page page, OffsetNumber off, uint32 *len)
+{
+	PageHeader	ph = (PageHeader) page;
+	ItemId		lp = PageGetItemId(page, off);
+	uint32		lpoff = ItemIdGetOffset(lp);
+
+	*len = ItemIdGetLength(lp);
+	if (!ItemIdIsNormal(lp) || lpoff != MAXALIGN(lpoff) ||
+		lpoff < ph->pd_upper || lpoff + *len > ph->pd_special)
+		return NULL;
+	return (const char *) page + lpoff;
+}
+
+/*
+ * plain_version's answer for a record whose only optional field is a
+ * lock-only xmax, of one version or several (minidb_v3_newest_locked):
+ * its shape and lockers (*lk), then whether the snapshot sees its newest
+ * version, asked of the walker's predicate if its hints do not say (the
+ * page is checked).  The lockers change nothing in what an MVCC snapshot
+ * sees of the row: the walker would return version 0, with no newer
+ * version to report, and rows_append would show the lockers as the
+ * tuple's xmax.  ask->older as plain_version gives it.
+ */
+static pg_attribute_always_inline bool
+plain_locked(const char *rec, uint32 len, TransactionId snapshot_xmin,
+			 MinidbVersionData *v, const MinidbVersionHeader **pvh,
+			 PlainAsk *ask, MinidbLockers *lk)
+{
+	const MinidbVersionHeader *vh =
+		(const MinidbVersionHeader *) (rec + MINIDB_R3_LOCKED_START);
+
+#ifdef MINIDB_CHECK_FAST_PATH
+	{
+		MinidbVersionData cv;
+		MinidbVersionHeader co;
+		MinidbLockers cl;
+		bool		inl = minidb_v3_locked_newest(rec, len, v, &ask->older, lk);
+
+		if (inl != minidb_v3_newest_locked(rec, len, &cv, &co, &cl) ||
+			(inl &&
+			 (cv.xmin != v->xmin || cv.cid != v->cid ||
+			  cv.flags != v->flags || cv.natts != v->natts ||
+			  cv.bitmap != v->bitmap || cv.data != v->data ||
+			  cv.datalen != v->datalen ||
+			  co.vh_xmin != ask->older.vh_xmin ||
+			  (TransactionIdIsValid(co.vh_xmin) &&
+			   memcmp(&co, &ask->older, sizeof(co)) != 0) ||
+			  cl.xid != lk->xid || cl.mode != lk->mode ||
+			  cl.multi != lk->multi || cl.with_updater != lk->with_updater)))
+			elog(ERROR, "minidb_v3_locked_newest and minidb_v3_newest_locked disagree");
+		if (!inl)
+			return false;
+	}
+#else
+	if (!minidb_v3_locked_newest(rec, len, v, &ask->older, lk))
+		return false;
+#endif
+	if (!newest_seen(vh, snapshot_xmin, ask, true))
+		return false;
+	*pvh = vh;
+	return true;
+}
+
+/*
  * The record at off of a checked page, when it is the common one: a plain
  * line pointer inside the page's tuple space naming a V3 record of one
  * whole data version and no optional field (minidb_v3_plain_record), whose
@@ -830,7 +899,8 @@ plain_newest_of_many(const char *rec, uint32 len,
  * (below not given).  Either is the walker's answer, the row with no
  * xmax, as for an index scan's fetch_newest_cb.  ask->older is then a
  * copy of the header of the version before it, for the row's age (its
- * vh_xmin invalid for a record of one version).
+ * vh_xmin invalid for a record of one version).  A record of those shapes
+ * but for a row lock left on it is left to collect_locked (plain_locked).
  *
  * below, when given, stands in for the shared-record test of a page not yet
  * checked (see collect_page): the record must start below *below, the
@@ -1029,21 +1099,17 @@ plain_collect_init(MinidbScanDesc scan, Buffer buffer, PlainCollect *pc)
 }
 
 /*
- * plain_version for an MVCC scan, its row kept the way collect_record keeps
- * it.  False for anything else, which the caller hands to collect_record.
+ * Keep the row of version v (header vh) that plain_version or plain_locked
+ * took at off, the way collect_record keeps it; its tuple, in the arena
  */
-static pg_attribute_always_inline bool
-collect_plain(MinidbScanDesc scan, PlainCollect *pc, Page page,
-			  BlockNumber blkno, OffsetNumber off, uint32 *below)
+static pg_attribute_always_inline HeapTupleHeader
+keep_plain_row(MinidbScanDesc scan, PlainCollect *pc,
+			   const MinidbVersionData *v, const MinidbVersionHeader *vh,
+			   BlockNumber blkno, OffsetNumber off)
 {
 	MinidbPageRows *rows = &scan->rows;
-	MinidbVersionData v;
-	const MinidbVersionHeader *vh;
+	HeapTupleHeader td;
 	Size		size;
-
-	if (!plain_version(page, off, pc->snapshot_xmin, below, false, &v, &vh,
-					   &pc->ask))
-		return false;
 
 	/* SSI: a sequential scan locked the whole relation; the others the rows */
 	if (pc->lock_rows)
@@ -1052,25 +1118,89 @@ collect_plain(MinidbScanDesc scan, PlainCollect *pc, Page page,
 
 		ItemPointerSet(&tid, blkno, off);
 		minidb_ssi_lock_version(scan->base.rs_rd, &tid,
-								scan->base.rs_snapshot, v.xmin);
+								scan->base.rs_snapshot, v->xmin);
 	}
 
 	if (pc->by_age)
 		plain_row_age(rows, vh, &pc->ask.older);
-	if (!plain_layout_valid(scan, &v))
+	if (!plain_layout_valid(scan, v))
 		rows->checked_desc = NULL;	/* store_row checks this row */
 
-	size = minidb_materialized_size(&v);
-	write_plain_tuple((HeapTupleHeader)
-					  (likely(rows->arena_used + MAXALIGN(size) <= rows->arena_size) ?
-					   rows->arena + rows->arena_used :
-					   arena_reserve(scan, size)),
-					  &v, blkno, off);
+	size = minidb_materialized_size(v);
+	td = (HeapTupleHeader)
+		(likely(rows->arena_used + MAXALIGN(size) <= rows->arena_size) ?
+		 rows->arena + rows->arena_used :
+		 arena_reserve(scan, size));
+	write_plain_tuple(td, v, blkno, off);
 	rows->offsets[rows->nrows] = off;
 	rows->starts[rows->nrows] = rows->arena_used;
 	rows->lens[rows->nrows] = size;
 	rows->nrows++;
 	rows->arena_used += MAXALIGN(size);
+	return td;
+}
+
+/*
+ * plain_version for an MVCC scan, its row kept the way collect_record keeps
+ * it.  False for anything else, which the caller hands to collect_locked_rest,
+ * then collect_record.
+ */
+static pg_attribute_always_inline bool
+collect_plain(MinidbScanDesc scan, PlainCollect *pc, Page page,
+			  BlockNumber blkno, OffsetNumber off, uint32 *below)
+{
+	MinidbVersionData v;
+	const MinidbVersionHeader *vh;
+
+	if (!plain_version(page, off, pc->snapshot_xmin, below, false, &v, &vh,
+					   &pc->ask))
+		return false;
+	(void) keep_plain_row(scan, pc, &v, vh, blkno, off);
+	return true;
+}
+
+/*
+ * The record at off of a page checked whole, when it is a row that
+ * collect_plain would take but for a row lock left on it (plain_locked),
+ * kept as collect_record keeps it: the lockers shown as the tuple's xmax
+ * (rows_append's minidb_tuple_set_lockers).  False for anything else.
+ */
+static pg_attribute_always_inline bool
+collect_locked(MinidbScanDesc scan, PlainCollect *pc, Page page,
+			   BlockNumber blkno, OffsetNumber off)
+{
+	MinidbVersionData v;
+	const MinidbVersionHeader *vh;
+	MinidbLockers lk;
+	const char *rec;
+	uint32		len;
+	HeapTupleHeader td;
+
+	rec = plain_item(page, off, &len);
+	if (rec == NULL ||
+		!plain_locked(rec, len, pc->snapshot_xmin, &v, &vh, &pc->ask, &lk))
+		return false;
+	td = keep_plain_row(scan, pc, &v, vh, blkno, off);
+	minidb_tuple_set_lockers(td, &lk);
+#ifdef MINIDB_CHECK_FAST_PATH
+	{
+		/* the bytes rows_append writes for the walker's version 0 */
+		PGAlignedBlock check;
+		Size		size = minidb_materialized_size(&v);
+		MinidbLockers rl;
+
+		if (size <= sizeof(check.data))
+		{
+			minidb_write_tuple((HeapTupleHeader) check.data, &v,
+							   InvalidTransactionId, &td->t_ctid);
+			minidb_record_get_lockers(rec, &rl);
+			if (rl.mode != MINIDB_LOCK_NONE)
+				minidb_tuple_set_lockers((HeapTupleHeader) check.data, &rl);
+			if (memcmp(check.data, td, size) != 0)
+				elog(ERROR, "collect_locked and rows_append write different tuples");
+		}
+	}
+#endif
 	return true;
 }
 
@@ -1110,6 +1240,75 @@ scan_done_with_page(MinidbScanDesc scan, Buffer buffer, bool whole)
 }
 
 /*
+ * Ask for the record after next, off + 2, of a page whose last line
+ * pointer is maxoff: its line pointer is read anyway.  Its start and end,
+ * within the page (a mask: a sound record lies inside it, and the address
+ * of any other is only a hint).
+ */
+static pg_attribute_always_inline void
+prefetch_after_next(Page page, OffsetNumber off, OffsetNumber maxoff)
+{
+	if (off + 2 <= maxoff)
+	{
+		ItemId		next = PageGetItemId(page, off + 2);
+
+		prefetch_byte((char *) page +
+					  (ItemIdGetOffset(next) & (BLCKSZ - 1)));
+		prefetch_byte((char *) page +
+					  ((ItemIdGetOffset(next) +
+						ItemIdGetLength(next)) & (BLCKSZ - 1)));
+	}
+}
+
+/* collect_locked_rest's loop, inline for its constant choices */
+static pg_attribute_always_inline void
+collect_locked_loop(MinidbScanDesc scan, PlainCollect *pc, Buffer buffer,
+					Page page, BlockNumber blkno, OffsetNumber off,
+					OffsetNumber last)
+{
+	for (; off <= last; off++)
+	{
+		prefetch_after_next(page, off, last);
+		if (collect_locked(scan, pc, page, blkno, off) ||
+			collect_plain(scan, pc, page, blkno, off, NULL))
+			continue;
+		collect_record(scan, buffer, blkno, off);
+	}
+}
+
+/*
+ * Rows off to last of a page checked whole, when the record at off is a
+ * row collect_plain would take but for a row lock left on it
+ * (collect_locked): a foreign key's check locks the parent row FOR KEY
+ * SHARE, so that most rows of a parent table checked often carry one.
+ * Those rows are then tried first, and the page's other rows as
+ * collect_whole_page takes them.  False, having kept nothing, when the
+ * record at off is not such a row.  Out of line, so that collect_whole_page
+ * is what it was for the pages without locked rows, and specialized, as
+ * collect_page specializes that, for a sequential scan's constant choices.
+ */
+static pg_noinline bool
+collect_locked_rest(MinidbScanDesc scan, const PlainCollect *pc,
+					Buffer buffer, Page page, BlockNumber blkno,
+					OffsetNumber off, OffsetNumber last)
+{
+	PlainCollect c = *pc;
+
+	if (!collect_locked(scan, &c, page, blkno, off))
+		return false;
+	if (likely(c.by_age && !c.lock_rows))
+	{
+		/* stated again, for the compiler to fold into this copy */
+		c.by_age = true;
+		c.lock_rows = false;
+		collect_locked_loop(scan, &c, buffer, page, blkno, off + 1, last);
+	}
+	else
+		collect_locked_loop(scan, &c, buffer, page, blkno, off + 1, last);
+	return true;
+}
+
+/*
  * collect_page's loop over a whole page under an MVCC snapshot (see
  * there), inline: collect_page instantiates it for a sequential scan's
  * constant choices (pc->by_age, not pc->lock_rows), so that no row tests
@@ -1125,21 +1324,7 @@ collect_whole_page(MinidbScanDesc scan, PlainCollect *pc, Relation rel,
 
 	for (OffsetNumber off = FirstOffsetNumber; off <= maxoff; off++)
 	{
-		/*
-		 * The record after next: its line pointer is read anyway.  Its
-		 * start and end, within the page (a mask: a sound record lies
-		 * inside it, and the address of any other is only a hint)
-		 */
-		if (off + 2 <= maxoff)
-		{
-			ItemId		next = PageGetItemId(page, off + 2);
-
-			prefetch_byte((char *) page +
-						  (ItemIdGetOffset(next) & (BLCKSZ - 1)));
-			prefetch_byte((char *) page +
-						  ((ItemIdGetOffset(next) +
-							ItemIdGetLength(next)) & (BLCKSZ - 1)));
-		}
+		prefetch_after_next(page, off, maxoff);
 		if (collect_plain(scan, pc, page, blkno, off,
 						  checked ? NULL : &below))
 			continue;
@@ -1158,6 +1343,9 @@ collect_whole_page(MinidbScanDesc scan, PlainCollect *pc, Relation rel,
 			if (collect_plain(scan, pc, page, blkno, off, NULL))
 				continue;
 		}
+		/* a row lock left on the row: the rest of the page is read so */
+		if (collect_locked_rest(scan, pc, buffer, page, blkno, off, maxoff))
+			break;
 		collect_record(scan, buffer, blkno, off);
 	}
 }
@@ -1231,7 +1419,9 @@ collect_page(MinidbScanDesc scan, BlockNumber blkno,
 			for (int i = 0; i < noffsets; i++)
 				if (offsets[i] <= maxoff &&
 					(offsets[i] < FirstOffsetNumber ||
-					 !collect_plain(scan, &pc, page, blkno, offsets[i], NULL)))
+					 (!collect_plain(scan, &pc, page, blkno, offsets[i], NULL) &&
+					  !collect_locked_rest(scan, &pc, buffer, page, blkno,
+										   offsets[i], offsets[i]))))
 					collect_record(scan, buffer, blkno, offsets[i]);
 		}
 	}

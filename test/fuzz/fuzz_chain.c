@@ -783,6 +783,111 @@ compare_newest_plain(char *rec, uint32 len, bool valid, int n,
 }
 
 /*
+ * The shortcut for a record whose only optional field is a lock-only
+ * xmax (minidb_v3_newest_locked; the scans take its inline copy,
+ * minidb_v3_locked_newest, which must answer every record the same,
+ * field by field, lockers included) makes the checks the fast walker
+ * makes on a read that stops at data version 0, no more; so true implies
+ * a V3 record with that field and no successor field, whose lockers are
+ * minidb_record_get_lockers's (what the scan's slow path shows as the
+ * tuple's xmax), on which the walkers, asked by a snapshot that sees
+ * version 0, return that same data version 0, read in place; a record
+ * validate refuses is damaged only where that read does not look.  When
+ * the record validates, version 0 is the reference walker's, and so is
+ * version 1's header.  Counted.
+ */
+static uint64 newest_locked_hits = 0;
+static uint64 newest_locked_multi = 0;
+
+static void
+compare_newest_locked(char *rec, uint32 len, bool valid, int n,
+					  const MinidbVersionData *vs, const MinidbChainError *verr)
+{
+	MinidbVersionData pv;
+	MinidbVersionData iv;
+	MinidbVersionData fv;
+	MinidbVersionHeader po;
+	MinidbVersionHeader io;
+	MinidbLockers pl;
+	MinidbLockers il;
+	MinidbLockers lk;
+	MinidbVersionRef ref;
+	MinidbChainError err;
+	uint32		off0;
+	int			nv;
+	bool		inl;
+	bool		acc;
+
+	memset(&iv, 0, sizeof(iv));
+	memset(&io, 0, sizeof(io));
+	memset(&il, 0, sizeof(il));
+	inl = minidb_v3_locked_newest(rec, len, &iv, &io, &il);
+	acc = minidb_v3_newest_locked(rec, len, &pv, &po, &pl);
+	if (inl != acc)
+		mismatch("locked_newest says %d, newest_locked the opposite", (int) inl);
+	if (!acc)
+		return;
+	if (iv.xmin != pv.xmin || iv.cid != pv.cid || iv.flags != pv.flags ||
+		iv.natts != pv.natts || iv.bitmap != pv.bitmap ||
+		iv.data != pv.data || iv.datalen != pv.datalen ||
+		io.vh_xmin != po.vh_xmin ||
+		(TransactionIdIsValid(po.vh_xmin) && memcmp(&io, &po, sizeof(io)) != 0) ||
+		il.xid != pl.xid || il.mode != pl.mode || il.multi != pl.multi ||
+		il.with_updater != pl.with_updater)
+		mismatch("locked_newest's version, older header or lockers differ from newest_locked's");
+	newest_locked_hits++;
+	minidb_record_get_lockers(rec, &lk);
+	if (minidb_record_format_of(rec) != MINIDB_FORMAT_V3 ||
+		((uint8) rec[0] & (MINIDB_R3_XMAX | MINIDB_R3_SUCC)) != MINIDB_R3_XMAX ||
+		!((uint8) rec[1] & MINIDB_R3X_LOCK_ONLY) ||
+		minidb_record_spec_token(rec) != 0 ||
+		!TransactionIdIsValid(lk.xid) || lk.mode == MINIDB_LOCK_NONE ||
+		lk.with_updater)
+		mismatch("newest_locked accepted a record without a lock-only xmax, or with a successor field");
+	if (lk.xid != pl.xid || lk.mode != pl.mode || lk.multi != pl.multi)
+		mismatch("newest_locked's lockers (%u, mode %u, multi %d) are not the record's (%u, mode %u, multi %d)",
+				 pl.xid, pl.mode, (int) pl.multi, lk.xid, lk.mode, (int) lk.multi);
+	nv = minidb_record_nversions(rec, len);
+	if (nv >= 2)
+		newest_locked_multi++;
+	if (minidb_chain_find_visible(rec, len, see_all, NULL, &ref, &err) != 0 ||
+		is_virtual(&ref))
+		mismatch("newest_locked accepted a record on which the walker, seeing version 0, does not return data version 0");
+	minidb_version_get_buf(rec, &ref, &fv, &buf_a);
+	if (!minidb_version_equal(&pv, &fv) || pv.data != fv.data ||
+		(pv.bitmap != NULL) != (fv.bitmap != NULL) ||
+		(pv.bitmap && pv.bitmap != fv.bitmap) ||
+		(pv.flags & (MINIDB_V_NODATA_MASK | MINIDB_V_XMIN_ABORTED)) ||
+		(pv.flags & MINIDB_V_ENC_MASK) != MINIDB_V_ENC_FULL)
+		mismatch("newest_locked's version differs from the walker's");
+	off0 = ref.offset;
+	if (minidb_chain_find_visible_ordered(rec, len, see_all, see_all, NULL,
+										  &ref, &err) != 0 ||
+		is_virtual(&ref) || ref.offset != off0)
+		mismatch("newest_locked accepted a record on which the ordered walker does not return data version 0");
+	if (valid)
+	{
+		MinidbVersionData want;
+
+		if (n < 1 || n != nv)
+			mismatch("newest_locked accepted a valid record of %d versions", n);
+		want = reader_view(&vs[0]);
+		if (!minidb_version_equal(&pv, &want))
+			mismatch("newest_locked's version differs from the reference walker's version 0");
+		if (n >= 2 ?
+			(po.vh_xmin != vs[1].xmin || po.vh_cid != vs[1].cid ||
+			 (po.vh_flags & ~MINIDB_V_ENC_MASK) !=
+			 (vs[1].flags & ~MINIDB_V_ENC_MASK)) :
+			TransactionIdIsValid(po.vh_xmin))
+			mismatch("newest_locked's version 1 header differs from the reference walker's");
+	}
+	else if (verr->version < 1 ||
+			 (verr->version >= nv - 1 && strcmp(verr->field, "r3_delta") != 0))
+		mismatch("newest_locked accepted a record damaged where its read looks: version %d of %d, field \"%s\": %s",
+				 verr->version, nv, verr->field, verr->detail);
+}
+
+/*
  * Every check on one record.  full: every visibility cut; else every cut
  * of the plain "oldest k" predicate and a few with skipped versions (the
  * V3 program checks that much after each of its steps, and all of it at
@@ -854,6 +959,7 @@ check_record(char *rec, uint32 len, uint64 seed, bool full)
 		mismatch("iterator and validate report different errors");
 	compare_single_plain(rec, len, valid, n);
 	compare_newest_plain(rec, len, valid, n, vs, &verr);
+	compare_newest_locked(rec, len, valid, n, vs, &verr);
 
 	/* the visibility cuts */
 	memset(&p, 0, sizeof(p));
@@ -2464,6 +2570,9 @@ report_single_plain(void)
 	fprintf(stderr, "minidb: newest_plain accepted %llu records, %llu of two versions or more\n",
 			(unsigned long long) newest_plain_hits,
 			(unsigned long long) newest_plain_multi);
+	fprintf(stderr, "minidb: newest_locked accepted %llu records, %llu of two versions or more\n",
+			(unsigned long long) newest_locked_hits,
+			(unsigned long long) newest_locked_multi);
 }
 
 int
