@@ -613,6 +613,12 @@ legacy_apply_extra(MinidbRecordHeader *hdr, const MinidbRecordEnd *extra)
 			(lk->multi && TransactionIdIsValid(lk->xid) ?
 			 MINIDB_REC_LOCK_MULTI : 0);
 	}
+	if (extra->drop_lockers)
+	{
+		hdr->rh_locker = InvalidTransactionId;
+		hdr->rh_lockmode = MINIDB_LOCK_NONE;
+		hdr->rh_flags &= ~MINIDB_REC_LOCK_MULTI;
+	}
 	if (extra->moved_part)
 		hdr->rh_flags |= MINIDB_REC_MOVED_PART;
 	if (extra->successor)
@@ -1068,9 +1074,9 @@ legacy_prepend_as_v3(char *out, uint32 outsize, const char *rec,
 		ex = *extra;
 	if (!(v->flags & MINIDB_V_NODATA_MASK))
 	{
-		/* the lockers stay, and a speculative token */
+		/* the lockers stay (unless all ended), and a speculative token */
 		legacy_get_lockers(rec, &lk);
-		ex.lockers = &lk;
+		ex.lockers = ex.drop_lockers ? NULL : &lk;
 		if (spec != 0)
 		{
 			ItemPointerSet(&token, spec, MINIDB_SPEC_TOKEN_OFFSET);

@@ -537,6 +537,10 @@ typedef struct MinidbRecordEnd
 	bool		spec;			/* successor is a speculative token */
 	bool		moved_part;		/* the row moved to another partition */
 	const MinidbLockers *lockers;	/* lockers to set, or NULL */
+	bool		drop_lockers;	/* a data version prepended: the row's
+								 * lock-only xmax goes (its writer found
+								 * every locker ended), as heap's new tuple
+								 * gets no xmax then */
 } MinidbRecordEnd;
 
 /* Sizes */

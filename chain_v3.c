@@ -2044,8 +2044,9 @@ v3_build(char *out, uint32 outsize, const MinidbVersionData *v,
 
 /*
  * Prepend v to a V3 record: a data version becomes the new head, the old
- * head its difference; a marker becomes the row's end (the lockers, which
- * the caller folded into the marker's xmin when they matter, go).  The
+ * head its difference, the lockers stay (unless extra->drop_lockers); a
+ * marker becomes the row's end (the lockers, which the caller folded into
+ * the marker's xmin when they matter, go).  The
  * row must not have ended already (the caller prunes an aborted end).
  */
 uint32
@@ -2157,6 +2158,15 @@ v3_prepend_newest(char *out, uint32 outsize, const char *rec, uint32 reclen,
 		info = h.info & (MINIDB_R3_XMAX | MINIDB_R3_SUCC |
 						 (0x03 << MINIDB_R3_MODE_SHIFT));
 		xinfo = h.xinfo;
+		if (extra && extra->drop_lockers && (info & MINIDB_R3_XMAX))
+		{
+			/* ... unless they all ended: then only the token stays */
+			if (!(xinfo & MINIDB_R3X_LOCK_ONLY))
+				elog(ERROR, "minidb_record_prepend: the xmax to drop is not lock-only");
+			info &= ~(MINIDB_R3_XMAX | (0x03 << MINIDB_R3_MODE_SHIFT));
+			xinfo &= MINIDB_R3X_SPEC;
+			xmax = InvalidTransactionId;
+		}
 		src_from_data(&src[0], v, false);
 		for (int i = 0; i < h.n; i++)
 			src_from_parsed(&src[i + 1], rec, &parsed[i]);

@@ -16,7 +16,9 @@
  * transaction is still running is that transaction's implicit lock.  So a
  * lock covers every version of the row: it needs no carrying forward when
  * the row is updated in place, and it stays when the locking transaction
- * updates the row itself (or rolls that update back to a savepoint).  What
+ * updates the row itself (or rolls that update back to a savepoint).  Once
+ * they all ended, an update in place drops them (minidb_lockers_ended), as
+ * heap's new tuple then gets no xmax.  What
  * ends a row -- a DELETE or a moving UPDATE -- takes the xmax field of a V3
  * record, as in heap: when lockers other than the ender must stay, it is a
  * multixact of them and the ender (minidb_end_xmax), whose update member
@@ -224,6 +226,18 @@ updater_stays(const MinidbLockers *lk)
 	return TransactionIdIsValid(updater) &&
 		(TransactionIdIsInProgress(updater) ||
 		 TransactionIdDidCommit(updater));
+}
+
+/*
+ * heap_update gives the new tuple no xmax when the old one's lockers are
+ * gone (HeapTupleSatisfiesUpdate set HEAP_XMAX_INVALID, or it waited for
+ * them and none remains), and the old xmax when any remains; a running
+ * locker, ours included, remains.
+ */
+bool
+minidb_lockers_ended(const MinidbLockers *lk)
+{
+	return has_lockers(lk) && !minidb_lockers_live(lk) && !updater_stays(lk);
 }
 
 void

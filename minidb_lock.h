@@ -125,6 +125,13 @@ extern bool minidb_lockers_conflict(const MinidbLockers *lk,
 extern bool minidb_lockers_live(const MinidbLockers *lk);
 
 /*
+ * Has the record lockers, all of them ended, and nothing else in its xmax
+ * that must stay (an updater that has not aborted)?  Then an UPDATE in
+ * place drops them: heap's new tuple gets no xmax.
+ */
+extern bool minidb_lockers_ended(const MinidbLockers *lk);
+
+/*
  * The locker fields with this transaction's lock in mode added: a single
  * locker, or a MultiXactId of the running lockers and us.
  */

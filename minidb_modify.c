@@ -803,15 +803,16 @@ changed_columns(Relation rel, Bitmapset *attrs, HeapTuple oldtup,
  */
 static bool
 make_room_in_place(Relation rel, Buffer buffer, OffsetNumber off,
-				   const MinidbVersionData *v, int *format)
+				   const MinidbVersionData *v, const MinidbRecordEnd *extra,
+				   int *format)
 {
 	Page		page = BufferGetPage(buffer);
 	uint32		newlen;
 	uint32		len;
 	char	   *rec = minidb_page_record(rel, buffer, off, &len);
 
-	*format = write_format(rec, len, v, NULL);
-	newlen = minidb_record_prepend_size_ex(rec, len, v, *format, NULL);
+	*format = write_format(rec, len, v, extra);
+	newlen = minidb_record_prepend_size_ex(rec, len, v, *format, extra);
 	if (newlen > minidb_max_record_len(*format))
 		return false;
 	/* (the new record is not built yet: the most its format keeps) */
@@ -824,8 +825,8 @@ make_room_in_place(Relation rel, Buffer buffer, OffsetNumber off,
 	minidb_prune_buffer(rel, buffer);
 
 	rec = minidb_page_record(rel, buffer, off, &len);
-	*format = write_format(rec, len, v, NULL);
-	newlen = minidb_record_prepend_size_ex(rec, len, v, *format, NULL);
+	*format = write_format(rec, len, v, extra);
+	newlen = minidb_record_prepend_size_ex(rec, len, v, *format, extra);
 	return minidb_page_room_for_replace(page, off, newlen,
 										minidb_format_reserve(*format));
 }
@@ -839,18 +840,18 @@ make_room_in_place(Relation rel, Buffer buffer, OffsetNumber off,
  */
 static bool
 prepend_if_it_fits(Relation rel, Buffer buffer, OffsetNumber off,
-				   const MinidbVersionData *v)
+				   const MinidbVersionData *v, const MinidbRecordEnd *extra)
 {
 	Page		page = BufferGetPage(buffer);
 	uint32		len;
 	char	   *rec = minidb_page_record(rel, buffer, off, &len);
-	int			format = write_format(rec, len, v, NULL);
+	int			format = write_format(rec, len, v, extra);
 	int			n;
 	MinidbWritePlan wp;
 	bool		local[KEEP_LOCAL];
 	bool	   *keep = prune_plan_for(rel, page, off, buffer, &n, &wp, local);
 	uint32		newlen;
-	char	   *newrec = minidb_prepend_build(page, off, keep, v, format, NULL,
+	char	   *newrec = minidb_prepend_build(page, off, keep, v, format, extra,
 											  &newlen);
 	MinidbReserveChange rc;
 	bool		fits = newlen <= minidb_max_record_len(format) &&
@@ -862,7 +863,7 @@ prepend_if_it_fits(Relation rel, Buffer buffer, OffsetNumber off,
 	if (fits)
 	{
 		minidb_log_prepend_built(rel, buffer, off, keep, n, &wp, v, format,
-								 NULL, newrec, newlen);
+								 extra, newrec, newlen);
 		minidb_reserve_change_end(&rc, rel, buffer, off);
 	}
 	else
@@ -915,6 +916,27 @@ move_compact(UpdateTarget *ut, const MinidbVersionData *marker, int format,
 }
 
 /*
+ * What an UPDATE in place changes beyond the new version: when the row's
+ * lockers all ended, they go, as heap_update gives the new tuple no xmax
+ * then (and the old one's while any locker remains).  NULL: nothing.
+ */
+static const MinidbRecordEnd *
+in_place_end(UpdateTarget *ut, MinidbRecordEnd *extra)
+{
+	MinidbLockers lk;
+	uint32		len;
+	char	   *rec = minidb_page_checked_record_at(ut->rel, ut->buffer,
+													ut->otid, &len);
+
+	minidb_get_lockers(rec, &lk);
+	if (!minidb_lockers_ended(&lk))
+		return NULL;
+	memset(extra, 0, sizeof(*extra));
+	extra->drop_lockers = true;
+	return extra;
+}
+
+/*
  * The change of an UPDATE; returns the row's TID.  In place: one prepend.
  * Otherwise the new record and the old record's "moved" marker go in one
  * WAL record.
@@ -942,19 +964,24 @@ write_update(UpdateTarget *ut, bool try_in_place, bool *in_place)
 	minidb_version_from_tuple(ut->newtup, ut->xid, ut->cid, &v);
 	if (ut->keys_updated)
 		v.flags |= MINIDB_V_KEYS_UPDATED;
-	if (try_in_place && minidb_custom_wal &&
-		prepend_if_it_fits(rel, ut->buffer, off, &v))
+	if (try_in_place)
 	{
-		*in_place = true;
-		return newtid;
+		const MinidbRecordEnd *ex = in_place_end(ut, &extra);
+
+		if (minidb_custom_wal &&
+			prepend_if_it_fits(rel, ut->buffer, off, &v, ex))
+		{
+			*in_place = true;
+			return newtid;
+		}
+		*in_place = make_room_in_place(rel, ut->buffer, off, &v, ex, &format);
+		if (*in_place)
+		{
+			prepend_version(rel, ut->buffer, off, &v, format, ex);
+			return newtid;
+		}
 	}
-	*in_place = try_in_place &&
-		make_room_in_place(rel, ut->buffer, off, &v, &format);
-	if (*in_place)
-	{
-		prepend_version(rel, ut->buffer, off, &v, format, NULL);
-		return newtid;
-	}
+	*in_place = false;
 
 	/*
 	 * A new record, on this page if it has room, else elsewhere.  It takes

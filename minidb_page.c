@@ -852,7 +852,8 @@ minidb_page_checked_record_at(Relation rel, Buffer buffer, ItemPointer tid,
  * length in *newlen.  The row lockers stay under a new data version: a
  * lock covers every version of the row, and it outlives its own
  * transaction's update (and that update's rollback to a savepoint), as
- * heap keeps a locker beside the updater in a multixact.
+ * heap keeps a locker beside the updater in a multixact; once they all
+ * ended the writer drops them (extra->drop_lockers, logged with the change).
  */
 char *
 minidb_prepend_build(Page page, OffsetNumber off, const bool *keep,

@@ -271,7 +271,8 @@ minidb_log_prepend_built(Relation rel, Buffer buffer, OffsetNumber off,
 			(format == MINIDB_FORMAT_V3 ? XLMD_TO_V3 : 0) |
 			(TransactionIdIsValid(horizon) ? XLMD_HORIZON : 0) |
 			(xmin != GetCurrentTransactionIdIfAny() ? XLMD_XMIN : 0);
-		xlrec.recflags = (extra && extra->moved_part) ? MINIDB_REC_MOVED_PART : 0;
+		xlrec.recflags = ((extra && extra->moved_part) ? MINIDB_REC_MOVED_PART : 0) |
+			((extra && extra->drop_lockers) ? XLMD_REC_DROP_LOCKERS : 0);
 		if (successor)
 			xlrec.successor = *successor;
 
@@ -968,6 +969,7 @@ redo_prepend_block(Page page, const xl_minidb_prepend *xlprep,
 	if (xlprep->flags & XLMD_HAS_SUCCESSOR)
 		extra.successor = &xlprep->successor;
 	extra.moved_part = (xlprep->recflags & MINIDB_REC_MOVED_PART) != 0;
+	extra.drop_lockers = (xlprep->recflags & XLMD_REC_DROP_LOCKERS) != 0;
 	rec = minidb_prepend_build(page, xlprep->offnum, keep, &v,
 							   (xlprep->flags & XLMD_TO_V3) ?
 							   MINIDB_FORMAT_V3 : 0,
@@ -1648,6 +1650,8 @@ minidb_desc(StringInfo buf, XLogReaderState *record)
 		parse_prepend(record, &xlrec, &horizon, &xmin);
 		appendStringInfo(buf, "off %u, flags 0x%02X, pruned from %u versions",
 						 xlrec.offnum, xlrec.flags, xlrec.nversions);
+		if (xlrec.recflags & XLMD_REC_DROP_LOCKERS)
+			appendStringInfoString(buf, ", lockers dropped");
 		if (TransactionIdIsValid(horizon))
 			appendStringInfo(buf, ", horizon %u", horizon);
 	}

@@ -49,6 +49,13 @@
 #define XLMD_COMPACT			0x80	/* PREPEND in the compact layout */
 
 /*
+ * xl_minidb_prepend.recflags: MINIDB_REC_MOVED_PART, and for a data
+ * version XLMD_REC_DROP_LOCKERS, the record's lock-only xmax goes (its
+ * lockers all ended: MinidbRecordEnd.drop_lockers)
+ */
+#define XLMD_REC_DROP_LOCKERS	0x80
+
+/*
  * PREPEND: block 0 data is [bool keep[nversions]] then the new version's
  * bytes; with XLMD_DATA_DIFF its header and null bitmap (vh_hoff bytes),
  * uint16 prefix and suffix lengths, and the data between them (the rest
@@ -60,7 +67,7 @@ typedef struct xl_minidb_prepend
 	OffsetNumber offnum;		/* the record */
 	uint16		nversions;		/* versions before pruning (keep[] size) */
 	uint8		flags;			/* XLMD_* */
-	uint8		recflags;		/* record flags to set */
+	uint8		recflags;		/* record flags to set, see above */
 	ItemPointerData successor;	/* with XLMD_HAS_SUCCESSOR */
 } xl_minidb_prepend;
 

@@ -112,6 +112,14 @@ SELECT count(*) FROM m;                                            -- hint bits
 VACUUM m;
 SELECT count(*) FROM m WHERE k >= 0;
 UPDATE m SET n = n + 1 WHERE id % 7 = 0;
+-- row locks that ended (committed, aborted), then UPDATEs in place: the
+-- record's lockers go, and the WAL record says so
+SELECT count(*) FROM (SELECT FROM m WHERE id % 17 = 1 FOR KEY SHARE) s;
+SELECT count(*) FROM (SELECT FROM m WHERE id % 17 = 2 FOR SHARE) s;
+BEGIN;
+SELECT count(*) FROM (SELECT FROM m WHERE id % 17 = 3 FOR SHARE) s;
+ROLLBACK;
+UPDATE m SET n = n + 1 WHERE id % 17 BETWEEN 1 AND 3;
 SELECT * FROM m WHERE id = 1 FOR UPDATE;
 INSERT INTO m VALUES (1, 1, 'dup', 0, NULL) ON CONFLICT (id) DO UPDATE SET n = m.n + 1;
 INSERT INTO m VALUES (9001, 1, 'new', 0, NULL) ON CONFLICT DO NOTHING;

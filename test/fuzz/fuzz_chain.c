@@ -2030,6 +2030,11 @@ m3_check_kept_newest(const char *before, uint32 beforelen, const bool *keep,
 		v.xmin = FirstNormalTransactionId;
 	m3_same_prepend(before, beforelen, nnewest, pruned, prunedlen, &v, NULL,
 					step);
+	/* ... past lockers that all ended */
+	memset(&extra, 0, sizeof(extra));
+	extra.drop_lockers = true;
+	m3_same_prepend(before, beforelen, nnewest, pruned, prunedlen, &v, &extra,
+					step);
 	/* a DELETE, and a move */
 	memset(&m, 0, sizeof(m));
 	memset(&extra, 0, sizeof(extra));
@@ -2339,8 +2344,13 @@ run_program_v3(Reader *r, uint64 seed)
 			case 1:
 			case 7:
 				{
-					/* an UPDATE: a new version (after an aborted end goes) */
+					/*
+					 * an UPDATE: a new version (after an aborted end goes);
+					 * with 0x10, past lockers that all ended, which go
+					 */
 					MinidbVersionData v;
+					MinidbRecordEnd drop;
+					bool		dropping = (op & 0x10) != 0;
 
 					if (m3.ndata >= M3_MAX_VERSIONS || m3.slots >= M3_SLOTS - 1)
 						break;
@@ -2351,9 +2361,14 @@ run_program_v3(Reader *r, uint64 seed)
 						m3_prune_checked(&rec, keep, true, seed, "aborted end before an update");
 					}
 					v = read_data3(r, &m3.v[0], true);
-					if (!m3_prepend(&rec, &v, NULL, (op & 0x08) != 0, "update"))
+					memset(&drop, 0, sizeof(drop));
+					drop.drop_lockers = true;
+					if (!m3_prepend(&rec, &v, dropping ? &drop : NULL,
+									(op & 0x08) != 0, "update"))
 						break;
 					m3_prepend_data(&v);
+					if (dropping)
+						memset(&m3.lk, 0, sizeof(m3.lk));
 					m3_step_check(&rec, seed, "update");
 					break;
 				}

@@ -694,6 +694,194 @@ test_lockers(void)
 	pfree(c.p);
 }
 
+/* A V3 record of model versions 5..1 (v0 is the UPDATE's), with lk */
+static Buf
+locked_chain(const MinidbLockers *lk)
+{
+	Buf			b = buf_new(8192);
+	char		space[MODEL_MAX_DATA];
+	MinidbVersionData v = model(5, space);
+
+	b.len = minidb_record_build_as(b.p, b.size, &v, MINIDB_FORMAT_V3);
+	for (int i = 4; i >= 1; i--)
+	{
+		v = model(i, space);
+		b.len = minidb_record_prepend(b.p, b.size, b.p, b.len, &v);
+	}
+	if (lk)
+		b.len = minidb_record_set_lockers(b.p, b.size, b.p, b.len, lk);
+	return b;
+}
+
+/*
+ * An UPDATE in place past lockers that all ended drops them
+ * (MinidbRecordEnd.drop_lockers): the record is the one the prepend makes
+ * onto the record without them, byte for byte, sized the same by every
+ * sizer, by prepend_newest too; a speculative token stays; a V1/V2 record
+ * loses them, kept in its format or turned into V3.
+ */
+static void
+test_drop_lockers(void)
+{
+	MinidbLockers cases[] = {
+		{9000, MINIDB_LOCK_KEYSHARE, false, false},
+		{9000, MINIDB_LOCK_SHARE, false, false},
+		{9100, MINIDB_LOCK_KEYSHARE, true, false},
+	};
+	MinidbLockers none = {InvalidTransactionId, MINIDB_LOCK_NONE, false, false};
+	char		space[MODEL_MAX_DATA];
+	MinidbVersionData v = model(0, space);
+	MinidbRecordEnd drop;
+	MinidbChainError err;
+	MinidbLockers got;
+	Buf			c = buf_new(8192);
+	Buf			w = buf_new(8192);
+	bool		keep[8];
+
+	memset(&drop, 0, sizeof(drop));
+	drop.drop_lockers = true;
+	for (int k = 0; k < lengthof(cases); k++)
+	{
+		Buf			b = locked_chain(&cases[k]);
+		Buf			u = locked_chain(NULL);
+		uint32		want = minidb_record_prepend_size_ex(b.p, b.len, &v, 0,
+														 &drop);
+		uint32		kept;
+
+		w.len = minidb_record_prepend_ex(w.p, w.size, u.p, u.len, &v, 0, NULL);
+		c.len = minidb_record_prepend_ex(c.p, c.size, b.p, b.len, &v, 0, &drop);
+		kept = minidb_record_prepend_size_ex(b.p, b.len, &v, 0, NULL);
+		minidb_record_get_lockers(c.p, &got);
+		ok(want == c.len && c.len == w.len && memcmp(c.p, w.p, w.len) == 0 &&
+		   c.len < kept && !TransactionIdIsValid(got.xid) &&
+		   minidb_record_validate(c.p, c.len, &err) &&
+		   decodes_to_model(c.p, c.len, 0, 0, 6),
+		   "drop_lockers (%s %u): the prepend onto the record without them, %u bytes, not %u",
+		   cases[k].multi ? "multixact" : "mode", cases[k].mode, c.len, kept);
+
+		/* the pruning UPDATE's shortcut: the newest 2 versions kept */
+		memset(keep, false, sizeof(keep));
+		keep[0] = keep[1] = true;
+		c.len = minidb_record_prepend_newest(c.p, c.size, b.p, b.len,
+											 minidb_record_kept_newest(b.p, b.len, keep),
+											 &v, &drop);
+		memcpy(u.p, b.p, b.len);
+		u.len = minidb_record_prune(u.p, b.len, keep);
+		u.len = minidb_record_set_lockers(u.p, u.size, u.p, u.len, &none);
+		w.len = minidb_record_prepend_ex(w.p, w.size, u.p, u.len, &v, 0, NULL);
+		ok(c.len == w.len && memcmp(c.p, w.p, w.len) == 0 &&
+		   minidb_record_validate(c.p, c.len, &err),
+		   "drop_lockers onto the newest versions alone: the same record");
+		pfree(b.p);
+		pfree(u.p);
+	}
+
+	{
+		/* no lockers: nothing to drop */
+		Buf			b = locked_chain(NULL);
+
+		c.len = minidb_record_prepend_ex(c.p, c.size, b.p, b.len, &v, 0, &drop);
+		w.len = minidb_record_prepend_ex(w.p, w.size, b.p, b.len, &v, 0, NULL);
+		ok(c.len == w.len && memcmp(c.p, w.p, w.len) == 0,
+		   "drop_lockers on a record without lockers changes nothing");
+		pfree(b.p);
+	}
+
+	{
+		/* a speculative token stays */
+		MinidbRecordEnd extra;
+		ItemPointerData tok;
+		Buf			b = buf_new(512);
+		MinidbVersionData v1;
+		char		space1[MODEL_MAX_DATA];
+
+		v1 = model(1, space1);
+		memset(&extra, 0, sizeof(extra));
+		ItemPointerSet(&tok, 31337, 0xfffe);
+		extra.successor = &tok;
+		extra.spec = true;
+		b.len = minidb_record_build_ex(b.p, b.size, &v1, MINIDB_FORMAT_V3,
+									   &extra);
+		b.len = minidb_record_set_lockers(b.p, b.size, b.p, b.len, &cases[1]);
+		c.len = minidb_record_prepend_ex(c.p, c.size, b.p, b.len, &v, 0, &drop);
+		minidb_record_get_lockers(c.p, &got);
+		ok(minidb_record_validate(c.p, c.len, &err) &&
+		   minidb_record_spec_token(c.p) == 31337 &&
+		   !TransactionIdIsValid(got.xid) &&
+		   decodes_to_model(c.p, c.len, 0, 0, 2),
+		   "drop_lockers keeps a speculative token");
+		pfree(b.p);
+	}
+
+	{
+		/* an aborted end by a multixact: sized before it is pruned */
+		Buf			b = locked_chain(NULL);
+		Buf			p = buf_new(8192);
+		MinidbVersionData m;
+		MinidbRecordEnd extra;
+		uint32		want;
+
+		memset(&m, 0, sizeof(m));
+		memset(&extra, 0, sizeof(extra));
+		m.xmin = 9300;
+		m.flags = MINIDB_V_TOMBSTONE | MINIDB_V_XMIN_MULTI;
+		b.len = minidb_record_prepend_ex(b.p, b.size, b.p, b.len, &m, 0,
+										 &extra);
+		want = minidb_record_prepend_size_ex(b.p, b.len, &v, 0, &drop);
+		memcpy(p.p, b.p, b.len);
+		memset(keep, true, sizeof(keep));
+		keep[0] = false;
+		p.len = minidb_record_prune(p.p, b.len, keep);
+		minidb_record_get_lockers(p.p, &got);
+		c.len = minidb_record_prepend_ex(c.p, c.size, p.p, p.len, &v, 0, &drop);
+		ok(got.xid == 9300 && got.multi && want == c.len &&
+		   minidb_record_validate(c.p, c.len, &err) &&
+		   (minidb_record_get_lockers(c.p, &got), !TransactionIdIsValid(got.xid)),
+		   "a multixact left by an aborted end goes too, sized before the prune (%u bytes)",
+		   want);
+		pfree(b.p);
+		pfree(p.p);
+	}
+
+	for (int format = MINIDB_FORMAT_V1; format <= MINIDB_FORMAT_V2; format++)
+	{
+		Buf			a = buf_new(8192);
+		MinidbRecordHeader *rh;
+		MinidbVersionData v1;
+		char		space1[MODEL_MAX_DATA];
+
+		v1 = model(1, space1);
+		a.len = minidb_record_build_as(a.p, a.size, &v1, format);
+		rh = minidb_record_header(a.p);
+		rh->rh_locker = 4242;
+		rh->rh_lockmode = MINIDB_LOCK_SHARE;
+		rh->rh_flags |= MINIDB_REC_LOCK_MULTI;
+		c.len = minidb_record_prepend_ex(c.p, c.size, a.p, a.len, &v, format,
+										 &drop);
+		rh = minidb_record_header(c.p);
+		ok(minidb_record_validate(c.p, c.len, &err) &&
+		   minidb_record_format_of(c.p) == format &&
+		   rh->rh_locker == InvalidTransactionId &&
+		   rh->rh_lockmode == MINIDB_LOCK_NONE &&
+		   !(rh->rh_flags & MINIDB_REC_LOCK_MULTI),
+		   "drop_lockers on a V%d record kept in its format clears its header's",
+		   format);
+		c.len = minidb_record_prepend_ex(c.p, c.size, a.p, a.len, &v,
+										 MINIDB_FORMAT_V3, &drop);
+		minidb_record_get_lockers(c.p, &got);
+		ok(minidb_record_validate(c.p, c.len, &err) &&
+		   minidb_record_format_of(c.p) == MINIDB_FORMAT_V3 &&
+		   !TransactionIdIsValid(got.xid) &&
+		   c.len == minidb_record_prepend_size_ex(a.p, a.len, &v,
+												  MINIDB_FORMAT_V3, &drop),
+		   "drop_lockers on a V%d record turned into V3: no xmax field",
+		   format);
+		pfree(a.p);
+	}
+	pfree(c.p);
+	pfree(w.p);
+}
+
 /*
  * minidb_record_prune and minidb_record_prepend, catching an elog(ERROR):
  * true when they raised one.  The sigsetjmp lives here rather than in the
@@ -2031,6 +2219,7 @@ main(void)
 	test_reserve();
 	test_end();
 	test_lockers();
+	test_drop_lockers();
 	test_prune();
 	test_convert();
 	test_spec();
