@@ -318,6 +318,29 @@ minidb_version_bitmaplen(uint16 flags, uint16 natts)
 }
 
 /*
+ * Whether the padding after a V3 version's null bitmap (at bitmapoff, for
+ * natts attributes) is zero up to padend, where the data or the DELTA
+ * affix begins, as the builder writes it.  A V3 version keeps no data
+ * offset: a HASNULL flag set by damage on a row without nulls takes the
+ * data's first bytes for the bitmap and moves the data past them, which
+ * can leave a row of fewer values whose attributes end exactly at the
+ * data's end (two leading int4s read as nulls, say), a row the attribute
+ * check cannot tell from a real one; those bytes are rarely zero.  (The
+ * bitmap's own bits past the last attribute are not checked: the builder
+ * writes the bitmap it is given.)  The caller has checked that padend lies
+ * inside the version.
+ */
+static inline bool
+minidb_v3_bitmap_clean(const char *rec, uint32 bitmapoff, uint16 natts,
+					   uint32 padend)
+{
+	for (uint32 p = bitmapoff + MINIDB_BITMAPLEN(natts); p < padend; p++)
+		if (rec[p] != 0)
+			return false;
+	return true;
+}
+
+/*
  * One version in a form that builders accept and the reference walker
  * returns.  bitmap is NULL unless MINIDB_V_HASNULL is set, in which case it
  * holds BITMAPLEN(natts) bytes.  data/datalen is the tuple data proper,
@@ -919,6 +942,10 @@ minidb_chain_single_plain(const char *rec, uint32 reclen,
 	ok &= dataoff <= end;
 	if (!ok)
 		return false;
+	/* V3: its null bitmap ends clean (V1, V2: vh_hoff says where) */
+	if ((flags & MINIDB_V_HASNULL) && (uint8) rec[0] == MINIDB_FORMAT_V3 &&
+		!minidb_v3_bitmap_clean(rec, bitmapoff, natts, dataoff))
+		return false;
 	v->xmin = vh->vh_xmin;
 	v->cid = vh->vh_cid;
 	v->flags = flags;
@@ -1050,6 +1077,10 @@ minidb_v3_many_from(const char *rec, uint32 reclen, uint32 start0,
 	dataoff = MAXALIGN(dataoff);
 	if (dataoff > end0)
 		return false;
+	if ((flags & MINIDB_V_HASNULL) &&
+		!minidb_v3_bitmap_clean(rec, MINIDB_R3_PLAIN_START + MINIDB_VERSION_HDRSZ,
+								natts, dataoff))
+		return false;
 
 	/* version 1's header lies between version 0 and the trailer */
 	start1 = TYPEALIGN(4, end0);
@@ -1086,6 +1117,10 @@ minidb_v3_many_from(const char *rec, uint32 reclen, uint32 start0,
 	{
 		if (MAXALIGN(lbitmapend) > lend)
 			return false;
+		if ((lflags & MINIDB_V_HASNULL) &&
+			!minidb_v3_bitmap_clean(rec, lstart + MINIDB_VERSION_HDRSZ, lnatts,
+									MAXALIGN(lbitmapend)))
+			return false;
 	}
 	else
 	{
@@ -1096,6 +1131,10 @@ minidb_v3_many_from(const char *rec, uint32 reclen, uint32 start0,
 			(uint32) minidb_read_u16(rec + affix) +
 			minidb_read_u16(rec + affix + sizeof(uint16)) +
 			(lend - affix - 2 * sizeof(uint16)) > MINIDB_MAX_VERSION_LEN)
+			return false;
+		if ((lflags & MINIDB_V_HASNULL) &&
+			!minidb_v3_bitmap_clean(rec, lstart + MINIDB_VERSION_HDRSZ, lnatts,
+									affix))
 			return false;
 	}
 	memcpy(older, rec + start1, sizeof(MinidbVersionHeader));

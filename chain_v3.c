@@ -33,7 +33,9 @@
  *	  where the trailer begins (rounded up to 2);
  *	  vh_xmin valid; vh_flags within MINIDB_V3_FLAGS_MASK, hints
  *	  consistent, encoding FULL or DELTA, DELTA never on version 0;
- *	  vh_natts <= MINIDB_MAX_NATTS, a null bitmap only with attributes;
+ *	  vh_natts <= MINIDB_MAX_NATTS, a null bitmap only with attributes,
+ *	  and zeros after it up to the data (FULL) or the affix (DELTA)
+ *	  (minidb_v3_bitmap_clean);
  *	  FULL: the data starts at MAXALIGN after the bitmap, inside the version;
  *	  DELTA: the prefix and suffix lengths (uint16 each, at 2-alignment
  *	  after the bitmap) lie inside the version, and prefix + suffix does not
@@ -291,6 +293,20 @@ check_header(const char *rec, uint32 reclen, V3Header *h,
 }
 
 /*
+ * check_version's error for padding after a null bitmap that is not zero
+ * (minidb_v3_bitmap_clean)
+ */
+static bool
+bitmap_error(const V3Version *v, int index, MinidbChainError *err)
+{
+	uint32		bitmapend = v->bitmapoff + MINIDB_BITMAPLEN(v->vh->vh_natts);
+
+	return set_error(err, index, "vh_flags",
+					 "null bitmap flagged, but the padding after it (bytes %u to %u) is not zero",
+					 bitmapend, v->dataoff - 1);
+}
+
+/*
  * Data version i at [start, end), checked.  prevlen is version i-1's data
  * length, or R3_PREVLEN_UNKNOWN when the caller did not visit it (the
  * prefix/suffix bound is then left to the reader that does).
@@ -353,6 +369,10 @@ check_version(const char *rec, const V3Header *h, int i, uint32 start,
 			return set_error(err, index, "vh_natts",
 							 "header and null bitmap end at %u, past the version end %u",
 							 v->dataoff, end);
+		if ((flags & MINIDB_V_HASNULL) &&
+			!minidb_v3_bitmap_clean(rec, v->bitmapoff, vh->vh_natts,
+									v->dataoff))
+			return bitmap_error(v, index, err);
 		v->datalen = end - v->dataoff;
 		v->prefix = v->suffix = v->midoff = v->midlen = 0;
 		return true;
@@ -365,6 +385,9 @@ check_version(const char *rec, const V3Header *h, int i, uint32 start,
 		return set_error(err, index, "vh_natts",
 						 "header, null bitmap and affix end at %u, past the version end %u",
 						 v->dataoff + (uint32) R3_AFFIX_SIZE, end);
+	if ((flags & MINIDB_V_HASNULL) &&
+		!minidb_v3_bitmap_clean(rec, v->bitmapoff, vh->vh_natts, v->dataoff))
+		return bitmap_error(v, index, err);
 	v->prefix = minidb_read_u16(rec + v->dataoff);
 	v->suffix = minidb_read_u16(rec + v->dataoff + sizeof(uint16));
 	v->midoff = v->dataoff + R3_AFFIX_SIZE;
@@ -507,12 +530,17 @@ version_plain(const char *rec, const V3Header *h, int i, uint32 start,
 		ok &= v->dataoff <= end;
 		v->datalen = end - v->dataoff;
 		v->prefix = v->suffix = v->midoff = v->midlen = 0;
+		if (unlikely(flags & MINIDB_V_HASNULL) && ok)
+			ok = minidb_v3_bitmap_clean(rec, v->bitmapoff, natts, v->dataoff);
 		return ok;
 	}
 	v->dataoff = TYPEALIGN(sizeof(uint16), bitmapend);
 	ok &= i != 0;
 	ok &= (uint64) v->dataoff + R3_AFFIX_SIZE <= end;
 	if (!ok)
+		return false;
+	if ((flags & MINIDB_V_HASNULL) &&
+		!minidb_v3_bitmap_clean(rec, v->bitmapoff, natts, v->dataoff))
 		return false;
 	v->prefix = minidb_read_u16(rec + v->dataoff);
 	v->suffix = minidb_read_u16(rec + v->dataoff + sizeof(uint16));
