@@ -1078,7 +1078,7 @@ minidb_v3_many_from(const char *rec, uint32 reclen, uint32 start0,
 	if (dataoff > end0)
 		return false;
 	if ((flags & MINIDB_V_HASNULL) &&
-		!minidb_v3_bitmap_clean(rec, MINIDB_R3_PLAIN_START + MINIDB_VERSION_HDRSZ,
+		!minidb_v3_bitmap_clean(rec, start0 + MINIDB_VERSION_HDRSZ,
 								natts, dataoff))
 		return false;
 
@@ -1226,6 +1226,10 @@ minidb_v3_head_whole(const char *rec, uint32 start, uint32 end,
 	}
 	dataoff = MAXALIGN(dataoff);
 	if (dataoff > end)
+		return false;
+	if ((flags & MINIDB_V_HASNULL) &&
+		!minidb_v3_bitmap_clean(rec, start + MINIDB_VERSION_HDRSZ, natts,
+								dataoff))
 		return false;
 	v->xmin = xmin;
 	v->cid = vh->vh_cid;
