@@ -2286,6 +2286,61 @@ test_newest_locked(void)
 	   bad, mutants, accepted_mutants, accepted_damaged);
 }
 
+/*
+ * The locked shortcuts check a null bitmap's padding where version 0
+ * starts after the lock-only xmax (offset 8), for one version and for
+ * several.  The merge of the two changes first checked it at offset 4 for
+ * several versions (the inline and out-of-line shortcuts then disagree)
+ * and not at all for one (the out-of-line one refuses what the inline one
+ * takes): both fail here.
+ */
+static void
+test_locked_bitmap_clean(void)
+{
+	static const bits8 bitmap[2] = {0x05, 0x01};
+	char		data[48];
+	MinidbVersionData v;
+	MinidbLockers lk = {9001, MINIDB_LOCK_KEYSHARE, false, false};
+	bool		agree = true;
+	bool		taken = true;
+	bool		refused = true;
+
+	memset(data, 'd', sizeof(data));
+	memset(&v, 0, sizeof(v));
+	v.xmin = FirstNormalTransactionId;
+	v.flags = MINIDB_V_XMIN_COMMITTED | MINIDB_V_HASNULL;
+	v.natts = 9;
+	v.bitmap = bitmap;
+	v.data = data;
+	v.datalen = 24;
+	for (int depth = 1; depth <= 2; depth++)
+	{
+		Buf			b = buf_new(512);
+		Buf			c = buf_new(512);
+		bool		acc;
+
+		b.len = minidb_record_build_as(b.p, b.size, &v, MINIDB_FORMAT_V3);
+		if (depth == 2)
+		{
+			v.xmin++;
+			b.len = minidb_record_prepend(b.p, b.size, b.p, b.len, &v);
+			v.xmin--;
+		}
+		c.len = minidb_record_set_lockers(c.p, c.size, b.p, b.len, &lk);
+		agree &= nl_agrees(c.p, c.len, &acc);
+		taken &= acc;
+		/* version 0's bitmap at 8 + 12, 2 bytes: its padding at 22 */
+		c.p[22] = 0x40;
+		agree &= nl_agrees(c.p, c.len, &acc);
+		refused &= !acc;
+		pfree(b.p);
+		pfree(c.p);
+	}
+	ok(agree, "locked records with a null bitmap: the inline and out-of-line shortcuts agree");
+	ok(taken, "a locked record of one or two versions with nulls takes the shortcut");
+	ok(refused, "with its bitmap's padding not zero it does not");
+}
+
 int
 main(void)
 {
@@ -2302,6 +2357,7 @@ main(void)
 	test_spec();
 	test_damage();
 	test_bitmap_clean();
+	test_locked_bitmap_clean();
 	test_shortcut_damage();
 	test_programming_errors();
 	test_single_plain(MINIDB_FORMAT_V3);
