@@ -330,11 +330,32 @@ minidb_version_bitmaplen(uint16 flags, uint16 natts)
  * writes the bitmap it is given.)  The caller has checked that padend lies
  * inside the version.
  */
-static inline bool
+static pg_attribute_always_inline bool
 minidb_v3_bitmap_clean(const char *rec, uint32 bitmapoff, uint16 natts,
 					   uint32 padend)
 {
-	for (uint32 p = bitmapoff + MINIDB_BITMAPLEN(natts); p < padend; p++)
+	uint32		from = bitmapoff + MINIDB_BITMAPLEN(natts);
+	uint64		word;
+
+	if (from >= padend)
+		return true;
+
+	/*
+	 * The scans ask this of every row with a null: padding of fewer than 8
+	 * bytes, which ends on the word that padend ends, read as one word
+	 */
+	if (padend - from < sizeof(uint64) && padend >= sizeof(uint64))
+	{
+		uint32		bits = 8 * (sizeof(uint64) - (padend - from));
+
+		memcpy(&word, rec + padend - sizeof(uint64), sizeof(uint64));
+#ifdef WORDS_BIGENDIAN
+		return (word << bits) == 0;
+#else
+		return (word >> bits) == 0;
+#endif
+	}
+	for (uint32 p = from; p < padend; p++)
 		if (rec[p] != 0)
 			return false;
 	return true;

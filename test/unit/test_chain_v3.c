@@ -1560,6 +1560,21 @@ test_bitmap_clean(void)
 	fast = minidb_chain_find_visible(b.p, b.len, cut_visible,
 									 &(Cut) {1, 1, 0, 0}, &ref, &err);
 	ok(fast == -2, "the newest reader refuses it too");
+	{
+		bool		each = true;
+
+		/* each byte of the padding alone, and the bitmap's own bytes not */
+		for (int p = 16; p < 24; p++)
+		{
+			char		keep = b.p[p];
+
+			b.p[18] = 0;
+			b.p[p] = (p < 18) ? (char) 0xff : (char) 0x01;
+			each &= minidb_record_validate(b.p, b.len, &err) == (p < 18);
+			b.p[p] = keep;
+		}
+		ok(each, "every byte of the padding is checked, no byte of the bitmap is");
+	}
 	pfree(b.p);
 
 	/* id, k, and a short text: 4 attributes, no nulls, data at 16 */
