@@ -238,6 +238,30 @@ minidb_buffer_room_for_replace(Relation rel, Buffer buffer, OffsetNumber off,
 }
 
 /*
+ * Before a logged change that replaces the record at off of a locked buffer
+ * (and nothing else) without a room check of its own: a row lock, which
+ * spends room its record kept.  rc takes the page's remembered reserve, if
+ * the memo holds the page as it is, for minidb_reserve_change_end.  Else
+ * the next writer of the page (the foreign-key check's lock falls between
+ * two UPDATEs of the row) would sum the page's reserve again.
+ */
+void
+minidb_reserve_change_begin(Relation rel, Buffer buffer, OffsetNumber off,
+							MinidbReserveChange *rc)
+{
+	ReserveMemo *m;
+	BlockNumber blkno;
+	Size		reserve = memo_reserve(rel, buffer, &m, &blkno);
+
+	rc->lsn = InvalidXLogRecPtr;
+	if (reserve == MINIDB_RESERVE_UNKNOWN)
+		return;
+	rc->lsn = PageGetLSN(BufferGetPage(buffer));
+	rc->reserve = reserve - minidb_page_item_reserve(BufferGetPage(buffer),
+													 off);
+}
+
+/*
  * After the change a room check noted in rc, logged: the memo moves to the
  * page's new LSN, with the part of the record now at off.
  */

@@ -30,6 +30,9 @@ extern bool minidb_buffer_room_for_replace(Relation rel, Buffer buffer,
 										   OffsetNumber off, uint32 newlen,
 										   Size newreserve,
 										   MinidbReserveChange *rc);
+extern void minidb_reserve_change_begin(Relation rel, Buffer buffer,
+										OffsetNumber off,
+										MinidbReserveChange *rc);
 extern void minidb_reserve_change_end(const MinidbReserveChange *rc,
 									  Relation rel, Buffer buffer,
 									  OffsetNumber off);

@@ -38,6 +38,7 @@
 
 #include "pg_compat.h"
 #include "chain.h"
+#include "minidb_hio.h"
 #include "minidb_page.h"
 #include "minidb_wal.h"
 #include "minidb_visibility.h"
@@ -815,23 +816,27 @@ void
 minidb_set_lockers(Relation rel, Buffer buffer, OffsetNumber off,
 				   const MinidbLockers *lk)
 {
+	MinidbReserveChange rc;
 	MinidbPageWrite w;
 	Page		page;
 	char	   *rec;
 	uint32		len;
 
+	/* the page's remembered reserve follows the change */
+	minidb_reserve_change_begin(rel, buffer, off, &rc);
 	if (minidb_custom_wal)
-	{
 		minidb_log_lockers(rel, buffer, off, lk);
-		return;
+	else
+	{
+		minidb_page_record_validate(rel, buffer, off);
+		minidb_write_begin(&w, rel);
+		page = minidb_write_page(&w, buffer, false);
+		rec = minidb_lockers_build(page, off, lk, &len);
+		minidb_page_replace_record(page, off, rec, len);
+		minidb_write_finish(&w);
+		pfree(rec);
 	}
-	minidb_page_record_validate(rel, buffer, off);
-	minidb_write_begin(&w, rel);
-	page = minidb_write_page(&w, buffer, false);
-	rec = minidb_lockers_build(page, off, lk, &len);
-	minidb_page_replace_record(page, off, rec, len);
-	minidb_write_finish(&w);
-	pfree(rec);
+	minidb_reserve_change_end(&rc, rel, buffer, off);
 }
 
 /*
