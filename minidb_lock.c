@@ -843,6 +843,8 @@ minidb_set_lockers(Relation rel, Buffer buffer, OffsetNumber off,
  * Add this transaction's lock in mode to the record at tid, WAL-logged.
  * A V3 record without an xmax field grows by it (the room its page keeps
  * for it); an aborted end of the row goes (see minidb_record_set_lockers).
+ * The caller has checked the page (minidb_page_record_at) under the
+ * exclusive lock it holds.
  */
 void
 minidb_add_row_lock(Relation rel, Buffer buffer, ItemPointer tid,
@@ -855,7 +857,7 @@ minidb_add_row_lock(Relation rel, Buffer buffer, ItemPointer tid,
 
 	TransactionId ender;
 	bool		keys_updated;
-	char	   *rec = minidb_page_record_at(rel, buffer, tid, &len);
+	char	   *rec = minidb_page_checked_record_at(rel, buffer, tid, &len);
 
 	/*
 	 * Before our xid goes into the record, even alone: another backend may
@@ -1147,11 +1149,14 @@ lock_record(Relation rel, ItemPointer tid, MinidbRowRequest *req,
 		}
 		if (rc.our_mode < (int) req->mode)
 		{
-			/* the record changes: find its versions again, by index */
+			/*
+			 * The record changes: find its versions again, by index (the
+			 * page was checked above, and we wrote it since)
+			 */
 			int			before = minidb_record_nversions(rec, len);
 
 			minidb_add_row_lock(rel, buffer, tid, req->mode);
-			rec = minidb_page_record_at(rel, buffer, tid, &len);
+			rec = minidb_page_checked_record_at(rel, buffer, tid, &len);
 			minidb_ref_at(rel, tid, rec, len,
 						  rc.target.index - (before - minidb_record_nversions(rec, len)),
 						  &rc.target);
