@@ -3049,6 +3049,47 @@ fetch_newest_cb(char *rec, uint32 len, Buffer buffer, void *arg)
 }
 
 /*
+ * fetch_row_version_cb's shortcut for a record whose only optional field
+ * is a lock-only xmax (minidb_v3_newest_locked: a row a foreign key's
+ * check left locked, fetched as the old row of an UPDATE).  The lockers
+ * change nothing in which version minidb_find_row_version returns, so
+ * minidb_row_version_is_head decides as for a plain record; the tuple
+ * shows them as its xmax, as minidb_materialize_copy does.  A
+ * -DMINIDB_CHECK_FAST_PATH build compares the tuple with the walker's.
+ */
+static bool
+fetch_locked_head(char *rec, uint32 len, FetchState *fs)
+{
+	MinidbVersionData v;
+	MinidbVersionHeader older;
+	MinidbLockers lk;
+
+	if (!minidb_v3_newest_locked(rec, len, &v, &older, &lk) ||
+		!minidb_row_version_is_head(&v, fs->newest))
+		return false;
+	fs->result = minidb_materialize_plain_copy(&v, fs->tid,
+											   RelationGetRelid(fs->rel));
+	minidb_tuple_set_lockers(fs->result->t_data, &lk);
+#ifdef MINIDB_CHECK_FAST_PATH
+	{
+		HeapTuple	fast = fs->result;
+
+		fs->result = NULL;
+		fetch_visible_cb(rec, len, InvalidBuffer, fs);
+		if (fs->result == NULL || fs->result->t_len != fast->t_len ||
+			memcmp(fs->result->t_data, fast->t_data, fast->t_len) != 0 ||
+			!ItemPointerEquals(&fs->result->t_self, &fast->t_self))
+			elog(ERROR, "fetch_locked_head and the walker disagree on the row version at (%u,%u)",
+				 ItemPointerGetBlockNumber(fs->tid),
+				 ItemPointerGetOffsetNumber(fs->tid));
+		heap_freetuple(fs->result);
+		fs->result = fast;
+	}
+#endif
+	return true;
+}
+
+/*
  * SnapshotAny's fetch by TID ("the row version at this TID", which the
  * executor asks for the old row of every UPDATE): a record whose version 0
  * the newest reader's shortcuts accept, and that minidb_find_row_version
@@ -3069,6 +3110,8 @@ fetch_row_version_cb(char *rec, uint32 len, Buffer buffer, void *arg)
 												   RelationGetRelid(fs->rel));
 		return;
 	}
+	if (fetch_locked_head(rec, len, fs))
+		return;
 	fetch_visible_cb(rec, len, buffer, arg);
 }
 
