@@ -1328,6 +1328,20 @@ v3_find_visible_ordered(char *rec, uint32 reclen, MinidbVisibleFn visible,
  * ----------------------------------------------------------------
  */
 
+/* The newest readers' answer: version 0, stored whole, as *out */
+static void
+newest_whole_out(const char *rec, const V3Version *v0, MinidbVersionData *out)
+{
+	out->xmin = v0->vh->vh_xmin;
+	out->cid = v0->vh->vh_cid;
+	out->flags = v0->vh->vh_flags;
+	out->natts = v0->vh->vh_natts;
+	out->bitmap = (out->flags & MINIDB_V_HASNULL) ?
+		(const bits8 *) (rec + v0->bitmapoff) : NULL;
+	out->data = rec + v0->dataoff;
+	out->datalen = v0->datalen;
+}
+
 /*
  * minidb_v3_newest_plain (see chain.h): a record without an xmax or
  * successor field (header_plain: no end, no lockers, no token; with or
@@ -1429,14 +1443,7 @@ minidb_v3_newest_plain(const char *rec, uint32 reclen, MinidbVersionData *out,
 			return false;
 		memcpy(older, rec + start, sizeof(MinidbVersionHeader));
 	}
-	out->xmin = v0.vh->vh_xmin;
-	out->cid = v0.vh->vh_cid;
-	out->flags = flags;
-	out->natts = v0.vh->vh_natts;
-	out->bitmap = (flags & MINIDB_V_HASNULL) ?
-		(const bits8 *) (rec + v0.bitmapoff) : NULL;
-	out->data = rec + v0.dataoff;
-	out->datalen = v0.datalen;
+	newest_whole_out(rec, &v0, out);
 	return true;
 }
 
@@ -1486,14 +1493,7 @@ minidb_v3_newest_locked(const char *rec, uint32 reclen, MinidbVersionData *out,
 		memcpy(older, rec + start, sizeof(MinidbVersionHeader));
 	}
 	v3_get_lockers(rec, lk);
-	out->xmin = v0.vh->vh_xmin;
-	out->cid = v0.vh->vh_cid;
-	out->flags = flags;
-	out->natts = v0.vh->vh_natts;
-	out->bitmap = (flags & MINIDB_V_HASNULL) ?
-		(const bits8 *) (rec + v0.bitmapoff) : NULL;
-	out->data = rec + v0.dataoff;
-	out->datalen = v0.datalen;
+	newest_whole_out(rec, &v0, out);
 	return true;
 }
 
