@@ -1040,27 +1040,69 @@ minidb_read_u16(const char *p)
 }
 
 /*
+ * Version 0 of a V3 record at [start, end), as the newest reader's
+ * shortcuts take it: stored whole, not hinted aborted, its flag bits
+ * known (one mask), its attribute count and null bitmap consistent, its
+ * data inside it.  True fills *v (pointing into rec); false says "not sure": the
+ * caller takes the walker.
+ */
+static pg_attribute_always_inline bool
+minidb_v3_head_whole(const char *rec, uint32 start, uint32 end,
+					 MinidbVersionData *v)
+{
+	const MinidbVersionHeader *vh = (const MinidbVersionHeader *) (rec + start);
+	TransactionId xmin = vh->vh_xmin;
+	uint16		flags = vh->vh_flags;
+	uint16		natts = vh->vh_natts;
+	uint32		dataoff;
+
+	if (xmin == InvalidTransactionId ||
+		(flags & (~MINIDB_V3_FLAGS_MASK | MINIDB_V_ENC_MASK |
+				  MINIDB_V_XMIN_ABORTED)) != 0 ||
+		natts > MINIDB_MAX_NATTS)
+		return false;
+	dataoff = start + MINIDB_VERSION_HDRSZ;
+	if (flags & MINIDB_V_HASNULL)
+	{
+		if (natts == 0)
+			return false;
+		dataoff += MINIDB_BITMAPLEN(natts);
+	}
+	dataoff = MAXALIGN(dataoff);
+	if (dataoff > end)
+		return false;
+	if ((flags & MINIDB_V_HASNULL) &&
+		!minidb_v3_bitmap_clean(rec, start + MINIDB_VERSION_HDRSZ, natts,
+								dataoff))
+		return false;
+	v->xmin = xmin;
+	v->cid = vh->vh_cid;
+	v->flags = flags;
+	v->natts = natts;
+	v->bitmap = (flags & MINIDB_V_HASNULL) ?
+		(const bits8 *) (rec + start + MINIDB_VERSION_HDRSZ) : NULL;
+	v->data = rec + dataoff;
+	v->datalen = end - dataoff;
+	return true;
+}
+
+/*
  * The versions of a V3 record with a trailer whose header the caller has
  * checked (an even length within the format's limit), version 0 at start0
  * (where its optional fields leave it): the trailer, version 0 whole, and
  * the last version (the tail check), as minidb_v3_newest_plain checks them;
- * *v and *older as it gives them.  Version 0's flag tests are one mask:
- * whole (no encoding bit), not hinted aborted, known bits.  Each test
- * returns at once (on the rows it serves every branch goes one way):
+ * *v and *older as it gives them.  Version 0 as minidb_v3_head_whole
+ * takes it, its flag tests one mask.  Each test returns at once (on the rows it serves every branch goes one way):
  * fewer instructions, and fewer values live, than a conjunction.
  */
 static pg_attribute_always_inline bool
 minidb_v3_many_from(const char *rec, uint32 reclen, uint32 start0,
 					MinidbVersionData *v, MinidbVersionHeader *older)
 {
-	const MinidbVersionHeader *vh;
 	const MinidbVersionHeader *lh;
-	uint16		flags;
-	uint16		natts;
 	uint32		n;
 	uint32		trailer;
 	uint32		end0;
-	uint32		dataoff;
 	uint32		start1;
 	uint32		lstart;
 	uint32		lend;
@@ -1080,27 +1122,7 @@ minidb_v3_many_from(const char *rec, uint32 reclen, uint32 start0,
 	if (end0 > trailer ||
 		end0 < start0 + MINIDB_VERSION_HDRSZ)
 		return false;
-	vh = (const MinidbVersionHeader *) (rec + start0);
-	flags = vh->vh_flags;
-	natts = vh->vh_natts;
-	if (vh->vh_xmin == InvalidTransactionId ||
-		(flags & (~MINIDB_V3_FLAGS_MASK | MINIDB_V_ENC_MASK |
-				  MINIDB_V_XMIN_ABORTED)) != 0 ||
-		natts > MINIDB_MAX_NATTS)
-		return false;
-	dataoff = start0 + MINIDB_VERSION_HDRSZ;
-	if (flags & MINIDB_V_HASNULL)
-	{
-		if (natts == 0)
-			return false;
-		dataoff += MINIDB_BITMAPLEN(natts);
-	}
-	dataoff = MAXALIGN(dataoff);
-	if (dataoff > end0)
-		return false;
-	if ((flags & MINIDB_V_HASNULL) &&
-		!minidb_v3_bitmap_clean(rec, start0 + MINIDB_VERSION_HDRSZ,
-								natts, dataoff))
+	if (!minidb_v3_head_whole(rec, start0, end0, v))
 		return false;
 
 	/* version 1's header lies between version 0 and the trailer */
@@ -1159,15 +1181,6 @@ minidb_v3_many_from(const char *rec, uint32 reclen, uint32 start0,
 			return false;
 	}
 	memcpy(older, rec + start1, sizeof(MinidbVersionHeader));
-	v->xmin = vh->vh_xmin;
-	v->cid = vh->vh_cid;
-	v->flags = flags;
-	v->natts = natts;
-	v->bitmap = (flags & MINIDB_V_HASNULL) ?
-		(const bits8 *) (rec + start0 + MINIDB_VERSION_HDRSZ) :
-		NULL;
-	v->data = rec + dataoff;
-	v->datalen = end0 - dataoff;
 	return true;
 }
 
@@ -1215,53 +1228,6 @@ extern bool minidb_v3_newest_locked(const char *rec, uint32 reclen,
 									MinidbVersionData *v,
 									MinidbVersionHeader *older,
 									MinidbLockers *lk);
-
-/*
- * The only version of a V3 record, at [start, end): minidb_v3_many_from's
- * checks of version 0 (stored whole, not hinted aborted, its flag bits
- * known, its attribute count and null bitmap consistent, its data inside
- * it), the end being the record's.  True fills *v (pointing into rec);
- * false says "not sure": the caller takes the walker.
- */
-static pg_attribute_always_inline bool
-minidb_v3_head_whole(const char *rec, uint32 start, uint32 end,
-					 MinidbVersionData *v)
-{
-	const MinidbVersionHeader *vh = (const MinidbVersionHeader *) (rec + start);
-	TransactionId xmin = vh->vh_xmin;
-	uint16		flags = vh->vh_flags;
-	uint16		natts = vh->vh_natts;
-	uint32		dataoff;
-
-	if (xmin == InvalidTransactionId ||
-		(flags & (~MINIDB_V3_FLAGS_MASK | MINIDB_V_ENC_MASK |
-				  MINIDB_V_XMIN_ABORTED)) != 0 ||
-		natts > MINIDB_MAX_NATTS)
-		return false;
-	dataoff = start + MINIDB_VERSION_HDRSZ;
-	if (flags & MINIDB_V_HASNULL)
-	{
-		if (natts == 0)
-			return false;
-		dataoff += MINIDB_BITMAPLEN(natts);
-	}
-	dataoff = MAXALIGN(dataoff);
-	if (dataoff > end)
-		return false;
-	if ((flags & MINIDB_V_HASNULL) &&
-		!minidb_v3_bitmap_clean(rec, start + MINIDB_VERSION_HDRSZ, natts,
-								dataoff))
-		return false;
-	v->xmin = xmin;
-	v->cid = vh->vh_cid;
-	v->flags = flags;
-	v->natts = natts;
-	v->bitmap = (flags & MINIDB_V_HASNULL) ?
-		(const bits8 *) (rec + start + MINIDB_VERSION_HDRSZ) : NULL;
-	v->data = rec + dataoff;
-	v->datalen = end - dataoff;
-	return true;
-}
 
 /*
  * minidb_v3_newest_locked, inline, for the sequential scan's per-row path
