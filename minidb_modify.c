@@ -884,6 +884,9 @@ typedef struct UpdateTarget
 								 * changes a key column, or we hold the row
 								 * FOR UPDATE */
 	const MinidbVersionHeader *head;	/* the version it supersedes */
+	MinidbLockers lockers;		/* the row's, read under the buffer lock;
+								 * write_update leaves those the new version
+								 * keeps: heap's xmax of the new tuple */
 } UpdateTarget;
 
 /* The moving UPDATE as one compact WAL record (see minidb_xlog.c) */
@@ -921,15 +924,9 @@ move_compact(UpdateTarget *ut, const MinidbVersionData *marker, int format,
  * then (and the old one's while any locker remains).  NULL: nothing.
  */
 static const MinidbRecordEnd *
-in_place_end(UpdateTarget *ut, MinidbRecordEnd *extra)
+in_place_end(const UpdateTarget *ut, MinidbRecordEnd *extra)
 {
-	MinidbLockers lk;
-	uint32		len;
-	char	   *rec = minidb_page_checked_record_at(ut->rel, ut->buffer,
-													ut->otid, &len);
-
-	minidb_get_lockers(rec, &lk);
-	if (!minidb_lockers_ended(&lk))
+	if (!minidb_lockers_ended(&ut->lockers))
 		return NULL;
 	memset(extra, 0, sizeof(*extra));
 	extra->drop_lockers = true;
@@ -970,14 +967,18 @@ write_update(UpdateTarget *ut, bool try_in_place, bool *in_place)
 
 		if (minidb_custom_wal &&
 			prepend_if_it_fits(rel, ut->buffer, off, &v, ex))
-		{
 			*in_place = true;
-			return newtid;
+		else
+		{
+			*in_place = make_room_in_place(rel, ut->buffer, off, &v, ex,
+										   &format);
+			if (*in_place)
+				prepend_version(rel, ut->buffer, off, &v, format, ex);
 		}
-		*in_place = make_room_in_place(rel, ut->buffer, off, &v, ex, &format);
 		if (*in_place)
 		{
-			prepend_version(rel, ut->buffer, off, &v, format, ex);
+			if (ex != NULL)
+				memset(&ut->lockers, 0, sizeof(ut->lockers));
 			return newtid;
 		}
 	}
@@ -992,7 +993,13 @@ write_update(UpdateTarget *ut, bool try_in_place, bool *in_place)
 	oldrec = minidb_page_checked_record_at(rel, ut->buffer, ut->otid, &oldlen);
 	minidb_get_lockers(oldrec, &lk);
 	memset(&extra, 0, sizeof(extra));
-	extra.lockers = minidb_lockers_live(&lk) ? &lk : NULL;
+	if (minidb_lockers_live(&lk))
+	{
+		extra.lockers = &lk;
+		ut->lockers = lk;
+	}
+	else
+		memset(&ut->lockers, 0, sizeof(ut->lockers));
 	newrec = build_record(ut->newtup, ut->xid, ut->cid, 0, &extra, &newlen);
 
 	/* the old record's end: where the row went is patched in below */
@@ -1208,7 +1215,6 @@ minidb_tuple_update(Relation rel, ItemPointer potid, TupleTableSlot *slot,
 	UpdateOld	uo;
 	UpdateTarget ut;
 	MinidbRowCheck rc;
-	MinidbLockers lockers;
 	MinidbVersionHeader head;
 	uint32		oldlen;
 	char	   *oldrec;
@@ -1289,8 +1295,7 @@ minidb_tuple_update(Relation rel, ItemPointer potid, TupleTableSlot *slot,
 	 */
 	ut.keys_updated = (*lockmode == LockTupleExclusive ||
 					   rc.our_mode >= (int) LockTupleExclusive);
-	/* the new version keeps the row's lockers: heap's xmax of the new tuple */
-	minidb_get_lockers(oldrec, &lockers);
+	minidb_get_lockers(oldrec, &ut.lockers);
 	ut.head = &head;
 	slot->tts_tid = write_update(&ut,
 								 update_may_stay(rel, &uo, old_xmin),
@@ -1301,7 +1306,7 @@ minidb_tuple_update(Relation rel, ItemPointer potid, TupleTableSlot *slot,
 		MINIDB_UPDATE_INDEXES(in_place,
 							  bms_overlap(uo.changed, uo.summarized_attrs));
 	newtup->t_self = slot->tts_tid;
-	minidb_tuple_set_lockers(newtup->t_data, &lockers);
+	minidb_tuple_set_lockers(newtup->t_data, &ut.lockers);
 	minidb_count_update(rel, in_place,
 						ItemPointerGetBlockNumber(&slot->tts_tid) !=
 						ItemPointerGetBlockNumber(otid));
