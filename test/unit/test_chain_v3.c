@@ -1730,6 +1730,79 @@ test_shortcut_damage(void)
 		pfree(db.data);
 }
 
+/* ---- every byte of a record changed, and its length ---- */
+
+/* a shortcut against the walkers: false when they disagree on rec */
+typedef bool (*ShortcutAgrees) (char *rec, uint32 len, bool *accepted);
+
+typedef struct MutantTally
+{
+	int			mutants;		/* changed records tried */
+	int			bad;			/* ... on which the shortcut and the walkers
+								 * disagree */
+	int			accepted;		/* ... that the shortcut accepted */
+	int			accepted_damaged;	/* ... of those with one byte changed,
+									 * the ones validate refuses */
+} MutantTally;
+
+/*
+ * Each byte of rec with each of its bits flipped, set to 0 and to 0xFF;
+ * then rec cut by 1 to 8 bytes, and followed by 1 to 16 zero bytes.
+ * agrees must hold on every such record, whether the shortcut accepts it
+ * or not; the tally says how many it accepted, and how many of those with
+ * a changed byte are damaged where the shortcut's read does not look.
+ */
+static void
+mutate_record(const char *rec, uint32 len, ShortcutAgrees agrees,
+			  MutantTally *t)
+{
+	static const int vals[] = {-1, -2, -3, -4, -5, -6, -7, -8, 0, 0xFF};
+	char	   *mut = palloc0(len + 32);
+	bool		acc;
+
+	for (uint32 i = 0; i < len; i++)
+	{
+		for (int k = 0; k < lengthof(vals); k++)
+		{
+			memcpy(mut, rec, len);
+			if (vals[k] < 0)
+				mut[i] ^= (char) (1 << (-vals[k] - 1));
+			else
+				mut[i] = (char) vals[k];
+			if (memcmp(mut, rec, len) == 0)
+				continue;
+			t->mutants++;
+			if (!agrees(mut, len, &acc))
+				t->bad++;
+			t->accepted += acc;
+			if (acc)
+			{
+				MinidbChainError err;
+
+				t->accepted_damaged += !minidb_record_validate(mut, len, &err);
+			}
+		}
+	}
+	for (uint32 cut = 1; cut <= 8 && cut < len; cut++)
+	{
+		memcpy(mut, rec, len);
+		t->mutants++;
+		if (!agrees(mut, len - cut, &acc))
+			t->bad++;
+		t->accepted += acc;
+	}
+	for (uint32 extra_len = 1; extra_len <= 16; extra_len++)
+	{
+		memcpy(mut, rec, len);
+		memset(mut + len, 0, extra_len);
+		t->mutants++;
+		if (!agrees(mut, len + extra_len, &acc))
+			t->bad++;
+		t->accepted += acc;
+	}
+	pfree(mut);
+}
+
 /* ---- the newest reader's shortcut for many versions ---- */
 
 /*
@@ -1837,10 +1910,7 @@ test_newest_plain(void)
 	bool		refuses = true;
 	bool		keeps = true;
 	int			accepted_chains = 0;
-	int			bad = 0;
-	int			mutants = 0;
-	int			accepted_mutants = 0;
-	int			accepted_damaged = 0;
+	MutantTally tally = {0};
 
 	/* every chain the model builds, depth 1..120: accepted, the walker's */
 	for (int depth = 1; depth <= 120; depth += (depth < 12 ? 1 : 9))
@@ -1947,53 +2017,7 @@ test_newest_plain(void)
 
 		/* every byte changed, and the length */
 		if (depths[d] >= 2 && depths[d] <= 60)
-		{
-			char	   *mut = palloc0(b.len + 32);
-
-			for (uint32 i = 0; i < b.len; i++)
-			{
-				static const int vals[] = {-1, -2, -3, -4, -5, -6, -7, -8, 0, 0xFF};
-
-				for (int k = 0; k < lengthof(vals); k++)
-				{
-					memcpy(mut, b.p, b.len);
-					if (vals[k] < 0)
-						mut[i] ^= (char) (1 << (-vals[k] - 1));
-					else
-						mut[i] = (char) vals[k];
-					if (memcmp(mut, b.p, b.len) == 0)
-						continue;
-					mutants++;
-					if (!np_agrees(mut, b.len, &acc))
-						bad++;
-					accepted_mutants += acc;
-					if (acc)
-					{
-						MinidbChainError err;
-
-						accepted_damaged += !minidb_record_validate(mut, b.len, &err);
-					}
-				}
-			}
-			for (uint32 cut = 1; cut <= 8 && cut < b.len; cut++)
-			{
-				memcpy(mut, b.p, b.len);
-				mutants++;
-				if (!np_agrees(mut, b.len - cut, &acc))
-					bad++;
-				accepted_mutants += acc;
-			}
-			for (uint32 extra_len = 1; extra_len <= 16; extra_len++)
-			{
-				memcpy(mut, b.p, b.len);
-				memset(mut + b.len, 0, extra_len);
-				mutants++;
-				if (!np_agrees(mut, b.len + extra_len, &acc))
-					bad++;
-				accepted_mutants += acc;
-			}
-			pfree(mut);
-		}
+			mutate_record(b.p, b.len, np_agrees, &tally);
 		pfree(c.p);
 		pfree(b.p);
 	}
@@ -2001,9 +2025,9 @@ test_newest_plain(void)
 	   "newest_plain: refuses records with lockers, an end (deleted, moved), a speculative token, a head hinted aborted or stored as a difference");
 	ok(keeps,
 	   "newest_plain: accepts pruned records, an unhinted or frozen head, with the walker's version 0");
-	ok(bad == 0,
+	ok(tally.bad == 0,
 	   "newest_plain: %d of %d changed records accepted against the walkers (%d accepted in all, %d of them damaged in a version the read does not visit)",
-	   bad, mutants, accepted_mutants, accepted_damaged);
+	   tally.bad, tally.mutants, tally.accepted, tally.accepted_damaged);
 }
 
 /* ---- the newest reader's shortcut for a record with a row lock ---- */
@@ -2116,10 +2140,7 @@ test_newest_locked(void)
 	bool		refuses = true;
 	bool		keeps = true;
 	int			accepted_chains = 0;
-	int			bad = 0;
-	int			mutants = 0;
-	int			accepted_mutants = 0;
-	int			accepted_damaged = 0;
+	MutantTally tally = {0};
 
 	/* every chain the model builds, each lock mode and a multixact */
 	for (int depth = 1; depth <= 120; depth += (depth < 12 ? 1 : 9))
@@ -2241,53 +2262,7 @@ test_newest_locked(void)
 
 		/* every byte of a locked record changed, and the length */
 		if (depths[d] <= 60)
-		{
-			char	   *mut = palloc0(l.len + 32);
-
-			for (uint32 i = 0; i < l.len; i++)
-			{
-				static const int vals[] = {-1, -2, -3, -4, -5, -6, -7, -8, 0, 0xFF};
-
-				for (int k = 0; k < lengthof(vals); k++)
-				{
-					memcpy(mut, l.p, l.len);
-					if (vals[k] < 0)
-						mut[i] ^= (char) (1 << (-vals[k] - 1));
-					else
-						mut[i] = (char) vals[k];
-					if (memcmp(mut, l.p, l.len) == 0)
-						continue;
-					mutants++;
-					if (!nl_agrees(mut, l.len, &acc))
-						bad++;
-					accepted_mutants += acc;
-					if (acc)
-					{
-						MinidbChainError err;
-
-						accepted_damaged += !minidb_record_validate(mut, l.len, &err);
-					}
-				}
-			}
-			for (uint32 cut = 1; cut <= 8 && cut < l.len; cut++)
-			{
-				memcpy(mut, l.p, l.len);
-				mutants++;
-				if (!nl_agrees(mut, l.len - cut, &acc))
-					bad++;
-				accepted_mutants += acc;
-			}
-			for (uint32 extra_len = 1; extra_len <= 16; extra_len++)
-			{
-				memcpy(mut, l.p, l.len);
-				memset(mut + l.len, 0, extra_len);
-				mutants++;
-				if (!nl_agrees(mut, l.len + extra_len, &acc))
-					bad++;
-				accepted_mutants += acc;
-			}
-			pfree(mut);
-		}
+			mutate_record(l.p, l.len, nl_agrees, &tally);
 		pfree(l.p);
 		pfree(c.p);
 		pfree(b.p);
@@ -2296,9 +2271,9 @@ test_newest_locked(void)
 	   "newest_locked: refuses an end beside the lock (deleted, moved, a multixact with the updater), a token, a locker hinted committed, a mode on a multixact, the frozen xid, a head hinted aborted or stored as a difference");
 	ok(keeps,
 	   "newest_locked: accepts a locker hinted aborted, an unhinted or frozen head, with the walker's version 0");
-	ok(bad == 0,
+	ok(tally.bad == 0,
 	   "newest_locked: %d of %d changed locked records accepted against the walkers (%d accepted in all, %d of them damaged in a version the read does not visit)",
-	   bad, mutants, accepted_mutants, accepted_damaged);
+	   tally.bad, tally.mutants, tally.accepted, tally.accepted_damaged);
 }
 
 /*
